@@ -1,0 +1,2 @@
+//! Gravity and magnetics: station tables, regional/residual separation, gridding, prism
+//! forward models, and the 3D linear inversion.

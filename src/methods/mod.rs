@@ -1,0 +1,13 @@
+//! The science, one folder per method: readers and writers, forward models, inversions,
+//! quality. Pure functions over ndarray arrays; nothing here knows about the runtime, the
+//! model or the window.
+
+pub mod ert;
+pub mod gpr;
+pub mod gravmag;
+pub mod io;
+pub mod mt;
+pub mod petro;
+pub mod quality;
+pub mod seismic;
+pub mod tdem;

@@ -1,0 +1,2 @@
+//! Petrophysics: resistivity to water content (Archie, Waxman–Smits) with Monte Carlo
+//! uncertainty.
