@@ -5,15 +5,27 @@
 //! step the controller runs and the button a person presses behave identically.
 
 pub mod common;
+pub mod ert;
+pub mod gpr;
+pub mod gravmag;
 pub mod intent;
 pub mod keys;
+pub mod mt;
 pub mod reporting;
+pub mod seismic;
+pub mod tdem;
 
 use crate::runtime::{Registry, RunContext};
 
 /// Every tool, in dependency order.
 pub fn registry() -> Registry {
     let mut reg = Registry::new();
+    ert::register(&mut reg);
+    seismic::register(&mut reg);
+    tdem::register(&mut reg);
+    mt::register(&mut reg);
+    gravmag::register(&mut reg);
+    gpr::register(&mut reg);
     reporting::register(&mut reg);
     reg
 }
@@ -74,7 +86,14 @@ pub fn read_summary(path: &std::path::Path) -> anyhow::Result<serde_json::Value>
     }
     type Reader =
         fn(&std::path::Path) -> Option<Result<serde_json::Value, crate::methods::io::ReadError>>;
-    let readers: &[(&str, Reader)] = &[];
+    let readers: &[(&str, Reader)] = &[
+        ("ert", ert::read_summary),
+        ("seismic", seismic::read_summary),
+        ("tdem", tdem::read_summary),
+        ("mt", mt::read_summary),
+        ("gravmag", gravmag::read_summary),
+        ("gpr", gpr::read_summary),
+    ];
     for (method, reader) in readers {
         if let Some(result) = reader(path) {
             let mut v = result?;

@@ -5,6 +5,7 @@ pub mod app;
 pub mod bridge;
 pub mod dialogs;
 pub mod images;
+pub mod job;
 pub mod panels;
 pub mod settings;
 pub mod timeline;
