@@ -177,6 +177,35 @@ pub fn parse_diagnosis(text: &str) -> Result<Diagnosis, DecideError> {
     })
 }
 
+/// Read `{"purpose", "code"}` out of a reply; a bare fenced code block is accepted as code.
+pub fn parse_code(text: &str) -> Result<crate::runtime::decide::CodeProposal, DecideError> {
+    if let Some((obj, _)) = first_object(text)
+        && let Some(code) = obj.get("code").and_then(Value::as_str)
+    {
+        return Ok(crate::runtime::decide::CodeProposal {
+            purpose: obj
+                .get("purpose")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            code: code.to_string(),
+        });
+    }
+    let fenced = text.split("```").nth(1).map(|b| {
+        b.strip_prefix("python")
+            .unwrap_or(b)
+            .trim_start_matches('\n')
+            .to_string()
+    });
+    match fenced {
+        Some(code) if code.contains("def ") => Ok(crate::runtime::decide::CodeProposal {
+            purpose: String::new(),
+            code,
+        }),
+        _ => Err(DecideError::Unusable("the reply held no code".into())),
+    }
+}
+
 impl Decide for ModelDecider {
     fn describe(&self) -> String {
         self.client.settings().label()
@@ -224,6 +253,18 @@ mod tests {
         let mut notes = Vec::new();
         let r = parse_decision(text, &mut |n| notes.push(n));
         (r, notes)
+    }
+
+    #[test]
+    fn code_comes_as_json_or_a_fenced_block() {
+        let p = parse_code(
+            "{\"purpose\": \"Reads it.\", \"code\": \"def adapt(text):\\n    return []\"}",
+        )
+        .unwrap();
+        assert_eq!(p.code, "def adapt(text):\n    return []");
+        let p = parse_code("Here:\n```python\ndef main(inputs, out):\n    return {}\n```").unwrap();
+        assert_eq!(p.code, "def main(inputs, out):\n    return {}\n");
+        assert!(parse_code("sorry").is_err());
     }
 
     #[test]

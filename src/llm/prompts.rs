@@ -1,7 +1,7 @@
 //! Every prompt the studio sends, each in one place, in our own words, rendered from the
 //! runtime's requests (never from raw arrays: the model reads the transcript, not the data).
 
-use crate::runtime::decide::{DecisionRequest, DiagnosisRequest};
+use crate::runtime::decide::{CodeKind, CodeRequest, DecisionRequest, DiagnosisRequest};
 
 /// The system message of every controller call.
 pub const CONTROLLER_SYSTEM: &str = "You plan the processing of hydrogeophysical field data for a scientist. You choose one step at a time from a menu, you never invent steps, and you answer only with the JSON object you are asked for.";
@@ -78,6 +78,44 @@ Rules:\n\
         tool = req.tool,
         purpose = req.purpose,
         error = req.error,
+    )
+}
+
+/// The prompt for code: a script to get a failed step past its cause, a script for a task no
+/// step does, or a reader for a coordinate table.
+pub fn code(req: &CodeRequest) -> String {
+    let what = match req.kind {
+        CodeKind::Script => format!(
+            "A step of a hydrogeophysical run failed, and a short temporary Python script is to get the run past it.\n\nThe step: {}\nIts error: {}\nWhat the script is to do: {}",
+            req.tool, req.error, req.task
+        ),
+        CodeKind::Task => format!(
+            "A hydrogeophysical run needs a short temporary Python script for something none of its steps does.\n\nThe run so far:\n{}\nWhat the script is to do: {}",
+            req.transcript.trim_end(),
+            req.task
+        ),
+        CodeKind::Reader => format!(
+            "A coordinate table could not be read ({}). Write a reader for its layout.\n\n{}\nThe table must come out as {}.\nThe first lines of the file:\n{}",
+            req.error, req.task, req.columns, req.samples
+        ),
+    };
+    let inputs = if req.kind == CodeKind::Reader {
+        String::new()
+    } else {
+        format!(
+            "\n\nThe files the script receives in `inputs` (key -> path), with their first lines:\n{}",
+            req.samples
+        )
+    };
+    let previous = match &req.previous {
+        Some((code, failure)) => format!(
+            "\n\nYour previous version was:\n{code}\nIt failed:\n{failure}\nFix the cause the error shows; do not hide it with a bare except or a made-up value."
+        ),
+        None => String::new(),
+    };
+    format!(
+        "{what}{inputs}\n\nRules: {}{previous}\n\nA scientist will read the code before deciding whether it runs. Answer with one JSON object and nothing else:\n{{\"purpose\": \"<two sentences: what it does and why that helps>\", \"code\": \"<the whole source>\"}}",
+        req.contract
     )
 }
 

@@ -176,6 +176,8 @@ pub struct RunContext {
     pub proposals: Vec<ProposalRecord>,
     /// Step-by-step approvals and their answers.
     pub approvals: Vec<ApprovalRecord>,
+    /// Every offer of generated code and what became of it.
+    pub scripts: Vec<super::offers::ScriptRecord>,
     /// Settings changed mid-run, and by whom.
     pub setting_changes: Vec<SettingChange>,
     /// How the loop ended; `None` until it has.
@@ -226,6 +228,7 @@ impl RunContext {
             guidance: Vec::new(),
             proposals: Vec::new(),
             approvals: Vec::new(),
+            scripts: Vec::new(),
             setting_changes: Vec::new(),
             ended: None,
             usage: UsageTotals::default(),

@@ -474,14 +474,94 @@ fn recover(
         model_event(ctx, &mut t, &describe, e);
     }
     let label = tool.display_label().to_string();
-    if plan.action != "retry" {
-        if !plan.cause.is_empty() {
-            ctx.note(&format!(
-                "{label} failed ({error}). Diagnosis: {}. Nothing in the settings would change that, so it was left undone.",
-                plan.cause.trim_end_matches('.')
-            ));
+    match plan.action.as_str() {
+        "retry" => {}
+        "adapt" => {
+            spent.insert(name.to_string(), Value::from((used + 1) as u64));
+            match super::offers::offer_reader(ctx, decider, &plan.file_key, &error) {
+                Ok(path) => {
+                    ctx.reopen(&[name]);
+                    let reason = format!("run again on {} read by the approved reader", path.display());
+                    let status = run_step(ctx, registry, name, &reason, DecidedBy::Recovery);
+                    ctx.note(&format!(
+                        "{label} failed ({error}). Diagnosis: {}. A generated reader you approved rewrote {}, and the step was run again, {}.",
+                        plan.cause.trim_end_matches('.'),
+                        plan.file_key,
+                        if status == StepStatus::Ok { "which worked" } else { "which did not help either" }
+                    ));
+                }
+                Err(why) => ctx.note(&format!(
+                    "{label} failed ({error}). Diagnosis: {}. A generated reader for {} was not used: {why}.",
+                    plan.cause.trim_end_matches('.'),
+                    plan.file_key
+                )),
+            }
+            return;
         }
-        return;
+        "script" => {
+            spent.insert(name.to_string(), Value::from((used + 1) as u64));
+            let intro = format!("{label} failed: {}.", plan.cause.trim_end_matches('.'));
+            let offer = super::offers::offer_script(
+                ctx,
+                decider,
+                super::decide::CodeKind::Script,
+                name,
+                &error,
+                &plan.purpose,
+                &intro,
+            );
+            let head = format!(
+                "{label} failed ({error}). Diagnosis: {}.",
+                plan.cause.trim_end_matches('.')
+            );
+            match offer {
+                super::offers::Offer::Ran(rec) => {
+                    let replacement = rec.result.get("replacement").and_then(Value::as_str).map(str::to_string)
+                        .or_else(|| (rec.files.len() == 1).then(|| rec.files[0].clone()));
+                    let target = replacement.map(|r| rec.folder.join("out").join(r));
+                    match (plan.replaces.as_str(), target) {
+                        (key, Some(t)) if !key.is_empty() && t.exists() && ctx.has_input(key) => {
+                            match ctx.substitute_input(key, &t, &format!("written by the approved script in scripts/{}", rec.n)) {
+                                Ok(()) => {
+                                    ctx.reopen(&[name]);
+                                    let status = run_step(ctx, registry, name, "run again on the approved script's output", DecidedBy::Recovery);
+                                    ctx.note(&format!(
+                                        "{head} A temporary script you approved wrote {} in place of {key}, and the step was run again, {}. The script is kept in {}; your file is unchanged.",
+                                        t.display(),
+                                        if status == StepStatus::Ok { "which worked" } else { "which did not help either" },
+                                        rec.folder.display()
+                                    ));
+                                }
+                                Err(why) => ctx.note(&format!("{head} The script's output could not stand in for {key}: {why}.")),
+                            }
+                        }
+                        _ => ctx.note(&format!(
+                            "{head} A temporary script you approved ran; it is kept in {}. The step itself was not run again.",
+                            rec.folder.display()
+                        )),
+                    }
+                }
+                super::offers::Offer::Failed(rec) => ctx.note(&format!(
+                    "{head} The approved temporary script did not succeed ({}); it is kept in {}.",
+                    super::offers::last_line(&rec.error),
+                    rec.folder.display()
+                )),
+                super::offers::Offer::Declined(_) => ctx.note(&format!(
+                    "{head} A temporary script to get past it was offered and declined, so the step was left undone."
+                )),
+                super::offers::Offer::NotOffered(why) => ctx.note(&format!("{head} A temporary script could not be offered: {why}.")),
+            }
+            return;
+        }
+        _ => {
+            if !plan.cause.is_empty() {
+                ctx.note(&format!(
+                    "{label} failed ({error}). Diagnosis: {}. Nothing in the settings would change that, so it was left undone.",
+                    plan.cause.trim_end_matches('.')
+                ));
+            }
+            return;
+        }
     }
     spent.insert(name.to_string(), Value::from((used + 1) as u64));
     let (applied, _) = recovery::apply_changes(ctx, &plan.changes, "recovery", &plan.why);
@@ -1250,6 +1330,92 @@ mod tests {
         assert!(ctx.warnings.iter().any(|w| w
             == "Run ERT inversion failed (diverged at lambda 15). Diagnosis: too smooth. Retried with inversion_params: {\"lambda\":15} -> {\"lambda\":5}, which worked."));
         assert_eq!(ctx.setting_changes[0].by, "recovery");
+    }
+
+    #[test]
+    fn a_coordinate_table_in_an_odd_layout_is_read_by_an_approved_generated_reader() {
+        if crate::runtime::scratch::python().is_none() {
+            return eprintln!("skipping: no python3");
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(
+            tmp.path().join("el.txt"),
+            "electrode;x;z\n1;0,0;100,0\n2;1,0;100,5\n",
+        )
+        .unwrap();
+        let mut reg = Registry::new();
+        reg.register(
+            Tool::new("load_ert_surveys", "Load.", |ctx| {
+                let p = ctx.input_path("electrode_file").unwrap();
+                let text = std::fs::read_to_string(&p)?;
+                let rows: Vec<Vec<f64>> = text
+                    .lines()
+                    .map(|l| {
+                        l.split_whitespace()
+                            .map(|v| v.parse::<f64>())
+                            .collect::<Result<Vec<_>, _>>()
+                    })
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| anyhow::anyhow!("{}: expected numbers, found {e}", p.display()))?;
+                Ok((
+                    format!("{} electrodes", rows.len()),
+                    Outputs::new().with("report_files", JsonProduct::new("x", Value::Null)),
+                ))
+            })
+            .produces(&["report_files"])
+            .label("Load ERT data"),
+        )
+        .unwrap();
+        let mut d = ScriptedDecider::default();
+        d.diagnoses.push_back(Ok(crate::runtime::decide::Diagnosis {
+            cause: "the table uses semicolons and decimal commas".into(),
+            action: "adapt".into(),
+            file_key: "electrode_file".into(),
+            ..Default::default()
+        }));
+        d.code.push_back(Ok(crate::runtime::decide::CodeProposal {
+            purpose: "Splits on semicolons and reads decimal commas.".into(),
+            code: "def adapt(text):\n    rows = []\n    for line in text.splitlines()[1:]:\n        a, b, c = line.split(';')\n        rows.append([float(a), float(b.replace(',', '.')), float(c.replace(',', '.'))])\n    return rows\n".into(),
+        }));
+        let out = tmp.path().join("run");
+        std::fs::create_dir_all(&out).unwrap();
+        let inputs = serde_json::json!({"electrode_file": "el.txt"});
+        let mut ctx = RunContext::new("goal")
+            .with_inputs(inputs.as_object().unwrap(), tmp.path())
+            .with_output_dir(&out)
+            .with_interaction(Arc::new(Scripted {
+                review: Box::new(|r| {
+                    assert_eq!(r.language, "python-adapter");
+                    Some(crate::runtime::interaction::ScriptAnswer {
+                        run: true,
+                        edited_source: None,
+                    })
+                }),
+                ..Default::default()
+            }));
+        run_controller(&mut ctx, &reg, Some(&mut d), &RunOptions::default());
+        let s: Vec<(String, StepStatus)> = ctx
+            .steps
+            .iter()
+            .map(|s| (s.tool.clone(), s.status))
+            .collect();
+        assert_eq!(
+            s,
+            vec![
+                ("load_ert_surveys".to_string(), StepStatus::Failed),
+                ("load_ert_surveys".to_string(), StepStatus::Ok)
+            ]
+        );
+        assert_eq!(ctx.steps[1].summary, "2 electrodes");
+        assert!(ctx.warnings.iter().any(|w| {
+            w.contains("A generated reader you approved rewrote electrode_file")
+                && w.contains("which worked")
+        }));
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("el.txt")).unwrap(),
+            "electrode;x;z\n1;0,0;100,0\n2;1,0;100,5\n"
+        );
+        assert_eq!(ctx.scripts[0].kind, "reader");
     }
 
     #[test]

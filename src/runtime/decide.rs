@@ -102,6 +102,50 @@ pub struct Diagnosis {
     pub why: String,
 }
 
+/// What kind of code is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CodeKind {
+    /// A temporary script `def main(inputs, out)` to get a failed step past its cause.
+    Script,
+    /// A temporary script for something no step does.
+    Task,
+    /// A reader `def adapt(text)` for a coordinate table in an unexpected layout.
+    Reader,
+}
+
+/// A request for code.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CodeRequest {
+    /// What kind.
+    pub kind: CodeKind,
+    /// The run so far.
+    pub transcript: String,
+    /// The step that failed (empty for a task).
+    pub tool: String,
+    /// The error it failed with (empty for a task).
+    pub error: String,
+    /// What the code is to do (the diagnosis's purpose, or the task).
+    pub task: String,
+    /// The inputs it receives, with the first lines of each text file.
+    pub samples: String,
+    /// For a reader: the number of columns the table must have, and what they are.
+    pub columns: String,
+    /// The rules code must follow.
+    pub contract: String,
+    /// A previous version that failed and how (for a fix).
+    pub previous: Option<(String, String)>,
+}
+
+/// Code the model wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodeProposal {
+    /// What it does, in two sentences a scientist can check.
+    pub purpose: String,
+    /// The source.
+    pub code: String,
+}
+
 /// Something the model reports while it works.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelEvent {
@@ -153,7 +197,16 @@ pub trait Decide: Send {
         None
     }
 
-    /// Ask for text with a free prompt (scripts, readers): `None` when not supported.
+    /// Write code (a script or a reader). `None` when this decider cannot.
+    fn write_code(
+        &mut self,
+        _request: &CodeRequest,
+        _on_event: &mut dyn FnMut(ModelEvent),
+    ) -> Option<Result<CodeProposal, DecideError>> {
+        None
+    }
+
+    /// Ask for text with a free prompt: `None` when not supported.
     fn complete(
         &mut self,
         _prompt: &str,
@@ -171,6 +224,10 @@ pub struct ScriptedDecider {
     pub answers: std::collections::VecDeque<Result<Decision, DecideError>>,
     /// Diagnoses in order.
     pub diagnoses: std::collections::VecDeque<Result<Diagnosis, DecideError>>,
+    /// Code in order.
+    pub code: std::collections::VecDeque<Result<CodeProposal, DecideError>>,
+    /// Every code request it was given.
+    pub code_requests: Vec<CodeRequest>,
     /// Every request it was given.
     pub seen: Vec<DecisionRequest>,
 }
@@ -213,5 +270,14 @@ impl Decide for ScriptedDecider {
         _on_event: &mut dyn FnMut(ModelEvent),
     ) -> Option<Result<Diagnosis, DecideError>> {
         self.diagnoses.pop_front()
+    }
+
+    fn write_code(
+        &mut self,
+        request: &CodeRequest,
+        _on_event: &mut dyn FnMut(ModelEvent),
+    ) -> Option<Result<CodeProposal, DecideError>> {
+        self.code_requests.push(request.clone());
+        self.code.pop_front()
     }
 }

@@ -12,12 +12,14 @@ pub mod decide;
 pub mod events;
 pub mod interaction;
 pub mod journal;
+pub mod offers;
 pub mod product;
 pub mod project;
 #[cfg(test)]
 mod proptests;
 pub mod recovery;
 pub mod run_folder;
+pub mod scratch;
 pub mod session;
 pub mod steering;
 pub mod step;

@@ -170,6 +170,13 @@ pub fn diagnose(
     if d.action != "adapt" {
         d.file_key.clear();
     }
+    // Only an input the run actually has can be stood in for, and never one of a list.
+    if d.action != "script" || !ctx.has_input(&d.replaces) || d.replaces.contains('[') {
+        d.replaces.clear();
+    }
+    if d.action != "script" {
+        d.purpose.clear();
+    }
     d.cause = d.cause.chars().take(300).collect();
     d.why = d.why.chars().take(300).collect();
     d
