@@ -41,6 +41,14 @@ pub fn assess(ctx: &RunContext) -> Vec<String> {
         .collect()
 }
 
+/// The artifacts the goal asked for (a step they need is never left out in flexible mode).
+pub fn protected(ctx: &RunContext) -> Vec<String> {
+    intent::requested(&ctx.goal)
+        .iter()
+        .map(|r| r.key.to_string())
+        .collect()
+}
+
 /// `(product name, why it is missing)` for each requested product that does not exist.
 pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
     let mut out = Vec::new();
