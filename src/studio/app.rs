@@ -846,7 +846,12 @@ impl eframe::App for StudioApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.ui_root(ui);
         self.frames += 1;
-        if self.exit_after_first_frame && self.frames >= 1 {
+        if self.exit_after_first_frame && self.frames == 1 {
+            let size = ui.ctx().content_rect().size();
+            println!(
+                "HydroGeo Studio: first frame drawn ({:.0}×{:.0} points); closing.",
+                size.x, size.y
+            );
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }
