@@ -260,7 +260,9 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
     }
     let project_path = project_path.context("run needs a project file or folder")?;
     let project = Project::load(&project_path)?;
+    let (project, notes) = catalog::fusion::adopt_request_inputs(project);
     let mut spec = RunSpec::new(project);
+    spec.notes = notes;
     if let Some(o) = out {
         spec.runs_dir = o;
     }

@@ -28,12 +28,20 @@ impl crate::runtime::Product for ReportProduct {
     }
 }
 
-/// Method tools (everything but the report) that can still run: the report waits for them.
-fn others_pending(ctx: &RunContext) -> bool {
-    super::registry()
+/// Method steps (everything but combining and reporting) that can still run.
+pub fn method_steps_pending(ctx: &RunContext) -> bool {
+    super::shared_registry()
         .tools()
         .iter()
-        .any(|t| !t.produces.iter().any(|p| p == keys::REPORT_FILES) && t.available(ctx))
+        .any(|t| t.module != "report" && t.module != "fusion" && t.available(ctx))
+}
+
+/// Steps that can still run before the report: the methods', then combining them.
+fn others_pending(ctx: &RunContext) -> bool {
+    method_steps_pending(ctx)
+        || super::shared_registry()
+            .get("fuse_methods")
+            .is_some_and(|t| t.available(ctx))
 }
 
 /// Whether the run has ERT inputs.

@@ -45,6 +45,8 @@ pub struct RunSpec {
     pub flexible: bool,
     /// The artifacts the request asked for (steps they need are never left out).
     pub protected: Option<Assess>,
+    /// Notes to record at the start (e.g. files adopted from the request).
+    pub notes: Vec<String>,
 }
 
 /// Receives `(key, product)` after each step that made them.
@@ -68,6 +70,7 @@ impl RunSpec {
             on_product: None,
             flexible: false,
             protected: None,
+            notes: Vec::new(),
         }
     }
 }
@@ -184,6 +187,9 @@ pub fn run(
     });
     if decider.is_none() {
         ctx.note("No model is connected, so the run follows the tools' dependency order.");
+    }
+    for n in &spec.notes {
+        ctx.note(n);
     }
     for (key, path) in spec.project.missing_inputs() {
         ctx.note(&format!(

@@ -233,7 +233,9 @@ impl StudioApp {
                 .push("Open a project first (File → Open project…).".into());
             return;
         };
+        let (project, notes) = crate::catalog::fusion::adopt_request_inputs(project);
         let mut spec = RunSpec::new(project);
+        spec.notes = notes;
         if let Some(d) = &self.runs_dir {
             spec.runs_dir = d.clone();
         }
