@@ -45,7 +45,8 @@ fn run_all(bytes: &[u8]) {
     for ins in ALL {
         let _ = readers::parse_survey(Path::new("fuzz.dat"), bytes, ins);
     }
-    let _ = electrodes::parse_electrode_table(Path::new("fuzz.csv"), &String::from_utf8_lossy(bytes));
+    let _ =
+        electrodes::parse_electrode_table(Path::new("fuzz.csv"), &String::from_utf8_lossy(bytes));
 }
 
 proptest! {
@@ -104,7 +105,10 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         any::<usize>().prop_map(Mutation::Truncate),
         (any::<usize>(), any::<u8>()).prop_map(|(k, v)| Mutation::Replace(k, v)),
-        (any::<usize>(), prop::sample::select(vec![b'0', b'9', b'-', b'#', b',', b'\n', b' ', b'x', 0xff]))
+        (
+            any::<usize>(),
+            prop::sample::select(vec![b'0', b'9', b'-', b'#', b',', b'\n', b' ', b'x', 0xff])
+        )
             .prop_map(|(k, v)| Mutation::Replace(k, v)),
         any::<usize>().prop_map(Mutation::DropLine),
         any::<usize>().prop_map(Mutation::DupLine),
