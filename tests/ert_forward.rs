@@ -63,7 +63,7 @@ fn half_space_wenner_alpha_and_reciprocity() {
     // 100 (geophysics.md §5.1.1; pyGIMLi reaches 0.14 %), and |R(AB,MN) − R(MN,AB)|/|R| < 1e-3.
     let q = wenner_alpha(48);
     assert_eq!(q.len(), 360);
-    let (rhoa, op) = half_space(&q, Formulation::SingularityRemoval);
+    let (rhoa, _op) = half_space(&q, Formulation::SingularityRemoval);
     let worst = rhoa
         .iter()
         .map(|r| (r / 100.0 - 1.0).abs())

@@ -150,6 +150,17 @@ pub fn k1(x: f64) -> f64 {
     }
 }
 
+/// K1(x)/K0(x), x > 0, without overflow or 0/0: the ratio of the approximations above for
+/// x ≤ 50, the asymptotic series of A&S 9.7.2 (two terms each) beyond.
+pub fn k1_over_k0(x: f64) -> f64 {
+    if x <= 50.0 {
+        k1(x) / k0(x)
+    } else {
+        let z = 8.0 * x;
+        (1.0 + 3.0 / z - 15.0 / (2.0 * z * z)) / (1.0 - 1.0 / z + 9.0 / (2.0 * z * z))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,16 +178,5 @@ mod tests {
             assert!((k0(x) / want0 - 1.0).abs() < 3e-7, "K0({x}) = {}", k0(x));
             assert!((k1(x) / want1 - 1.0).abs() < 3e-7, "K1({x}) = {}", k1(x));
         }
-    }
-}
-
-/// K1(x)/K0(x), x > 0, without overflow or 0/0: the ratio of the approximations above for
-/// x ≤ 50, the asymptotic series of A&S 9.7.2 (two terms each) beyond.
-pub fn k1_over_k0(x: f64) -> f64 {
-    if x <= 50.0 {
-        k1(x) / k0(x)
-    } else {
-        let z = 8.0 * x;
-        (1.0 + 3.0 / z - 15.0 / (2.0 * z * z)) / (1.0 - 1.0 / z + 9.0 / (2.0 * z * z))
     }
 }

@@ -591,7 +591,13 @@ mod tests {
         let iface = Interface {
             points: vec![[-5.0, -3.0], [20.0, 1.0]],
         };
-        let m = line_mesh(&e, &[], &LineMeshParams::default(), &[iface.clone()]).unwrap();
+        let m = line_mesh(
+            &e,
+            &[],
+            &LineMeshParams::default(),
+            std::slice::from_ref(&iface),
+        )
+        .unwrap();
         for (k, &n) in m.electrode_nodes.iter().enumerate() {
             assert_eq!(m.nodes[n], e[k]);
         }

@@ -12,6 +12,10 @@
 //! * [`fem`]: the 2.5D finite-element forward operator and the adjoint Jacobian.
 //! * [`sounding`]: the 1D layered-earth response by a Hankel digital filter.
 
+// Numerical kernels index several parallel arrays (nodes, element matrices, columns) by
+// the same loop variable; iterator chains would hide that, so these two lints are off here.
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
 pub mod bessel;
 pub mod fem;
 pub mod mesh;

@@ -258,7 +258,7 @@ pub fn filter(s: &mut Survey, k_m: &[f64], settings: &FilterSettings) -> FilterR
     };
     rule(
         "non-positive or undefined ρa".into(),
-        &|i| !(rhoa[i] > 0.0),
+        &|i| rhoa[i].is_nan() || rhoa[i] <= 0.0,
         &mut keep,
     );
     let (lo, hi) = settings.rhoa_range_ohm_m;

@@ -16,7 +16,8 @@
 //! author's permission, via empymod): ∫₀^∞ f(λ) J0(λr) dλ ≈ (1/r) Σ_j f(b_j/r) c_j,
 //! b_j = exp(−3.75 + 0.125 j).
 
-/// Kong (2007) 61-point J0 filter coefficients.
+/// Kong (2007) 61-point J0 filter coefficients (digits as published).
+#[allow(clippy::excessive_precision)]
 const KONG61_J0: [f64; 61] = [
     1.4463210615326699e+02,
     -1.1066222143752420e+03,

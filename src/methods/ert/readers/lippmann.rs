@@ -41,15 +41,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
         } else if l.starts_with("* Data *") {
             data_head = Some(k + 1);
             break;
-        } else if let Some(name) = l.strip_prefix("* Profile name =") {
-            if let Some((y, m, d)) = io_year_first(name.trim()) {
-                set_date(
-                    &mut s,
-                    &format!("{y:04}-{m:02}-{d:02}"),
-                    None,
-                    "profile name (year-first)",
-                );
-            }
+        } else if let Some(name) = l.strip_prefix("* Profile name =")
+            && let Some((y, m, d)) = io_year_first(name.trim())
+        {
+            set_date(
+                &mut s,
+                &format!("{y:04}-{m:02}-{d:02}"),
+                None,
+                "profile name (year-first)",
+            );
         }
     }
     let hk = data_head.ok_or_else(|| ReadError::format(path, "no '* Data ****' section"))?;

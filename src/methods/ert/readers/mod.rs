@@ -459,9 +459,7 @@ pub(crate) fn read_date(token: &str) -> Option<DateRead> {
     }
     if a > 12 && b <= 12 {
         Some(DateRead::Date(y, b, a))
-    } else if b > 12 && a <= 12 {
-        Some(DateRead::Date(y, a, b))
-    } else if a == b {
+    } else if (b > 12 && a <= 12) || a == b {
         Some(DateRead::Date(y, a, b))
     } else {
         Some(DateRead::Ambiguous(t.to_string()))
@@ -472,26 +470,22 @@ pub(crate) fn read_date(token: &str) -> Option<DateRead> {
 /// ambiguous one as a question).
 pub(crate) fn set_date(s: &mut Survey, token: &str, time_of_day: Option<String>, source: &str) {
     match read_date(token) {
-        Some(DateRead::Date(year, month, day)) => {
-            if s.survey_time.is_none() {
-                s.survey_time = Some(SurveyTime {
-                    year,
-                    month,
-                    day,
-                    time_of_day,
-                    source: source.to_string(),
-                });
-            }
+        Some(DateRead::Date(year, month, day)) if s.survey_time.is_none() => {
+            s.survey_time = Some(SurveyTime {
+                year,
+                month,
+                day,
+                time_of_day,
+                source: source.to_string(),
+            });
         }
-        Some(DateRead::Ambiguous(text)) => {
-            if s.survey_time.is_none() && s.time_question.is_none() {
-                s.time_question = Some(format!(
-                    "The file gives the date '{text}' ({source}), which can be read day/month or \
-                     month/day. Which is it?"
-                ));
-            }
+        Some(DateRead::Ambiguous(text)) if s.survey_time.is_none() && s.time_question.is_none() => {
+            s.time_question = Some(format!(
+                "The file gives the date '{text}' ({source}), which can be read day/month or \
+                 month/day. Which is it?"
+            ));
         }
-        None => {}
+        _ => {}
     }
 }
 

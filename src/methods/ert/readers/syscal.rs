@@ -218,7 +218,7 @@ pub fn looks_like_bin(bytes: &[u8]) -> bool {
         return false;
     }
     let more = i16::from_le_bytes([bytes[HEADER_LEN + 2], bytes[HEADER_LEN + 3]]);
-    record_len(more).is_some_and(|n| (bytes.len() - HEADER_LEN) % n == 0)
+    record_len(more).is_some_and(|n| (bytes.len() - HEADER_LEN).is_multiple_of(n))
 }
 
 fn f32_at(b: &[u8], off: usize) -> f64 {

@@ -248,7 +248,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
         let mut q = [0i64; 4];
         for (k, c) in [ia, ib, im, inn].into_iter().enumerate() {
             let v = vals.get(c).copied().unwrap_or(f64::NAN);
-            if !v.is_finite() || v.fract() != 0.0 || v < 0.0 || v > 1e9 {
+            if !v.is_finite() || v.fract() != 0.0 || !(0.0..=1e9).contains(&v) {
                 return Err(ReadError::malformed(
                     path,
                     *no,
