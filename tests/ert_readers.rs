@@ -334,3 +334,37 @@ fn summary_is_json_with_format_and_counts() {
     let not_ert = require_data!("ert/gimli/bedrock.txt");
     assert!(hydrogeo_studio::methods::ert::read_summary(&not_ert).is_none());
 }
+
+#[test]
+fn reciprocal_pairs_and_error_model_on_real_syscal_data() {
+    // dc-2d_syscal.csv holds 344 quadrupoles, normal + reciprocal (README of ../shared/data/ert):
+    // at most 172 pairs; 154 have an exact reciprocal (A B M N ↔ M N A B up to polarity), the
+    // rest do not pair. Every pair must really be reciprocal. The fitted power law must have a positive slope and the relative errors
+    // must respect the 1 % floor (Koestel et al. 2008 model; peer-studio.md §3.2 floor).
+    use hydrogeo_studio::methods::ert::qc;
+    let p = require_data!("ert/resipy/dc-2d_syscal.csv");
+    let s = readers::read_survey(&p, Instrument::Auto).unwrap();
+    let pairs = qc::reciprocal_pairs(&s);
+    assert!((150..=172).contains(&pairs.len()), "{} pairs", pairs.len());
+    for p in &pairs {
+        let (a, b) = (s.quadrupoles[p.normal], s.quadrupoles[p.reciprocal]);
+        let set = |x: Option<usize>, y: Option<usize>| {
+            let mut v = [x, y];
+            v.sort();
+            v
+        };
+        assert_eq!(set(a.a, a.b), set(b.m, b.n));
+        assert_eq!(set(a.m, a.n), set(b.a, b.b));
+    }
+    let model = qc::fit_error_model(&pairs, 10, 0.01).expect("a fit");
+    assert!(model.slope > 0.0 && model.slope < 3.0, "slope {}", model.slope);
+    for r in s.resistances_ohm() {
+        assert!(model.relative_error(r) >= 0.01);
+    }
+    let k = qc::geometric_factors(&s);
+    let rhoa = qc::apparent_resistivity(&s, &k);
+    // The file's own Rho column equals k·R to its 2-decimal rounding (4 significant digits).
+    let file = s.rhoa_ohm_m.as_ref().unwrap();
+    let worst = rhoa.iter().zip(file).map(|(a, b)| rel(a.abs(), *b)).fold(0.0, f64::max);
+    assert!(worst < 5e-3, "{worst}");
+}
