@@ -357,7 +357,11 @@ fn reciprocal_pairs_and_error_model_on_real_syscal_data() {
         assert_eq!(set(a.m, a.n), set(b.a, b.b));
     }
     let model = qc::fit_error_model(&pairs, 10, 0.01).expect("a fit");
-    assert!(model.slope > 0.0 && model.slope < 3.0, "slope {}", model.slope);
+    assert!(
+        model.slope > 0.0 && model.slope < 3.0,
+        "slope {}",
+        model.slope
+    );
     for r in s.resistances_ohm() {
         assert!(model.relative_error(r) >= 0.01);
     }
@@ -365,6 +369,10 @@ fn reciprocal_pairs_and_error_model_on_real_syscal_data() {
     let rhoa = qc::apparent_resistivity(&s, &k);
     // The file's own Rho column equals k·R to its 2-decimal rounding (4 significant digits).
     let file = s.rhoa_ohm_m.as_ref().unwrap();
-    let worst = rhoa.iter().zip(file).map(|(a, b)| rel(a.abs(), *b)).fold(0.0, f64::max);
+    let worst = rhoa
+        .iter()
+        .zip(file)
+        .map(|(a, b)| rel(a.abs(), *b))
+        .fold(0.0, f64::max);
     assert!(worst < 5e-3, "{worst}");
 }
