@@ -16,14 +16,16 @@ struct Problem {
 
 /// The parameter-mesh settings used for the benchmark.
 pub fn params() -> LineMeshParams {
+    // pyGIMLi's world for this problem is x −50…97 m, z −50…0 m (ert_dd48_truth.json):
+    // boundaries about one line length out.
     LineMeshParams {
         n_between: 1,
-        side_extension: 2,
+        side_extension: 1,
         first_layer_fraction: 0.5,
         depth_growth: 1.25,
         para_depth_m: 10.0,
-        boundary_factor: 4.0,
-        padding_growth: 2.2,
+        boundary_factor: 1.1,
+        padding_growth: 3.0,
     }
 }
 

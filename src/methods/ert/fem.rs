@@ -592,58 +592,80 @@ impl ForwardOperator {
             .collect())
     }
 
-    /// Solve A_k(σ) X = B for each wavenumber; `rhs(ki)` gives B (node-major, `ncol` columns).
-    /// Returns X per wavenumber, node-major.
-    fn solve_all(
+    /// Factorise A_k(σ) at wavenumber index `ki` and solve for the source terms
+    /// (`adjoint` = false) or for unit sources at the electrode nodes (`adjoint` = true).
+    /// Returns the full solution node-major (`full`), or only the electrode rows,
+    /// out[m * n_el + s] = X[node_m, s].
+    fn solve_k(
         &self,
         sigma: &[f64],
-        ncol: usize,
-        rhs: &(dyn Fn(usize) -> Vec<f64> + Sync),
-    ) -> Result<Vec<Vec<f64>>, ForwardError> {
+        ki: usize,
+        adjoint: bool,
+        full: bool,
+    ) -> Result<Vec<f64>, ForwardError> {
         let n = self.mesh.n_nodes();
-        (0..self.wn.len())
-            .into_par_iter()
-            .map(|ki| {
-                let vals = self.assemble(sigma, ki);
-                let symb =
-                    SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
-                let mat = SparseColMatRef::new(symb, &vals);
-                let mut l = vec![0.0; self.symbolic.len_val()];
-                let mut mem = MemBuffer::new(
-                    self.symbolic
-                        .factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default())
-                        .or(self.symbolic.solve_in_place_scratch::<f64>(ncol, Par::Seq)),
-                );
-                let llt = self
-                    .symbolic
-                    .factorize_numeric_llt(
-                        &mut l,
-                        mat,
-                        Side::Lower,
-                        LltRegularization::default(),
-                        Par::Seq,
-                        MemStack::new(&mut mem),
-                        Default::default(),
-                    )
-                    .map_err(|_| ForwardError::NotPositiveDefinite(self.wn.k_per_m[ki]))?;
-                let b = rhs(ki);
-                let mut x = Mat::<f64>::from_fn(n, ncol, |i, j| b[i * ncol + j]);
-                llt.solve_in_place_with_conj(
-                    Conj::No,
-                    x.as_mut(),
-                    Par::Seq,
-                    MemStack::new(&mut mem),
-                );
-                let mut out = vec![0.0; n * ncol];
-                for j in 0..ncol {
-                    let col = x.col(j);
-                    for i in 0..n {
-                        out[i * ncol + j] = col[i];
-                    }
+        let ncol = self.el_nodes.len();
+        let vals = self.assemble(sigma, ki);
+        let symb = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
+        let mat = SparseColMatRef::new(symb, &vals);
+        let mut l = vec![0.0; self.symbolic.len_val()];
+        let mut mem = MemBuffer::new(
+            self.symbolic
+                .factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default())
+                .or(self.symbolic.solve_in_place_scratch::<f64>(ncol, Par::Seq)),
+        );
+        let llt = self
+            .symbolic
+            .factorize_numeric_llt(
+                &mut l,
+                mat,
+                Side::Lower,
+                LltRegularization::default(),
+                Par::Seq,
+                MemStack::new(&mut mem),
+                Default::default(),
+            )
+            .map_err(|_| ForwardError::NotPositiveDefinite(self.wn.k_per_m[ki]))?;
+        let mut x = if adjoint {
+            let mut x = Mat::<f64>::zeros(n, ncol);
+            for (s, &nd) in self.el_nodes.iter().enumerate() {
+                x[(nd, s)] = 1.0;
+            }
+            x
+        } else {
+            let b = &self.rhs[ki];
+            Mat::<f64>::from_fn(n, ncol, |i, j| b[i * ncol + j])
+        };
+        llt.solve_in_place_with_conj(Conj::No, x.as_mut(), Par::Seq, MemStack::new(&mut mem));
+        if full {
+            let mut out = vec![0.0; n * ncol];
+            for j in 0..ncol {
+                let col = x.col(j);
+                for i in 0..n {
+                    out[i * ncol + j] = col[i];
                 }
-                Ok(out)
-            })
-            .collect()
+            }
+            Ok(out)
+        } else {
+            let mut out = vec![0.0; ncol * ncol];
+            for j in 0..ncol {
+                let col = x.col(j);
+                for (m, &nd) in self.el_nodes.iter().enumerate() {
+                    out[m * ncol + j] = col[nd];
+                }
+            }
+            Ok(out)
+        }
+    }
+
+    /// Electrode rows of a full node-major solution.
+    fn electrode_rows(&self, full: &[f64]) -> Vec<f64> {
+        let n_el = self.el_nodes.len();
+        let mut out = vec![0.0; n_el * n_el];
+        for (m, &nd) in self.el_nodes.iter().enumerate() {
+            out[m * n_el..(m + 1) * n_el].copy_from_slice(&full[nd * n_el..(nd + 1) * n_el]);
+        }
+        out
     }
 
     /// σ0 of each source electrode: the angle-weighted mean conductivity around it.
@@ -654,7 +676,8 @@ impl ForwardOperator {
             .collect()
     }
 
-    /// Electrode potentials V[s * n_el + m] (source s, receiver m) for 1 A:
+    /// Electrode potentials V[s * n_el + m] (source s, receiver m) for 1 A, from the electrode
+    /// rows u[k][m * n_el + s] of each wavenumber's solution:
     /// V = Σ_k w_k Ũ_k^s(x_m) + E_q(s, m)/σ0_s (E_q = 0 for the total field), then averaged
     /// with its reciprocal, V ← ½(V[s][m] + V[m][s]): the singularity-removed potentials are
     /// not exactly reciprocal on a finite mesh (the receiver side sees the discrete Green's
@@ -666,7 +689,7 @@ impl ForwardOperator {
             let w = self.wn.weights[ki];
             for s in 0..n_el {
                 for m in 0..n_el {
-                    v[s * n_el + m] += w * uk[self.el_nodes[m] * n_el + s];
+                    v[s * n_el + m] += w * uk[m * n_el + s];
                 }
             }
         }
@@ -701,8 +724,10 @@ impl ForwardOperator {
     /// Transfer resistances R (Ω, 1 A) of every quadrupole for parameter resistivities ρ (Ω·m).
     pub fn resistances(&self, rho_param: &[f64]) -> Result<Vec<f64>, ForwardError> {
         let sigma = self.cell_sigma(rho_param)?;
-        let n_el = self.el_nodes.len();
-        let u = self.solve_all(&sigma, n_el, &|ki| self.rhs[ki].clone())?;
+        let u: Vec<Vec<f64>> = (0..self.wn.len())
+            .into_par_iter()
+            .map(|ki| self.solve_k(&sigma, ki, false, false))
+            .collect::<Result<_, _>>()?;
         let v = self.electrode_potentials(&u, &self.sigma0(&sigma));
         Ok(self.combine(&v))
     }
@@ -721,84 +746,91 @@ impl ForwardOperator {
     /// the forward and adjoint potentials (no perturbation).
     pub fn jacobian(&self, rho_param: &[f64]) -> Result<(Response, Array2<f64>), ForwardError> {
         let sigma = self.cell_sigma(rho_param)?;
-        let n = self.mesh.n_nodes();
         let n_el = self.el_nodes.len();
         let nk = self.wn.len();
-        let u = self.solve_all(&sigma, n_el, &|ki| self.rhs[ki].clone())?;
-        // Adjoint fields λ^m = A_k⁻¹ e_m (unit sources at the receiver nodes).
-        let lam = self.solve_all(&sigma, n_el, &|_| {
-            let mut b = vec![0.0; n * n_el];
-            for (s, &nd) in self.el_nodes.iter().enumerate() {
-                b[nd * n_el + s] = 1.0;
+        // Wavenumbers in chunks (one per thread) to bound memory: per chunk the forward and
+        // adjoint fields λ^m = A_k⁻¹ e_m, then per parameter
+        // S_j[m][s] += Σ_{k∈chunk} w_k Σ_{c∈j} λ^mᵀ (∂A/∂σ_c) u^s by one GEMM.
+        let chunk = rayon::current_num_threads().max(1);
+        let mut sens: Vec<Array2<f64>> = vec![Array2::<f64>::zeros((n_el, n_el)); self.n_params];
+        let mut u_el: Vec<Vec<f64>> = Vec::with_capacity(nk);
+        let ks: Vec<usize> = (0..nk).collect();
+        for kc in ks.chunks(chunk) {
+            let fields: Vec<(Vec<f64>, Vec<f64>)> = kc
+                .par_iter()
+                .map(|&ki| {
+                    Ok((
+                        self.solve_k(&sigma, ki, false, true)?,
+                        self.solve_k(&sigma, ki, true, true)?,
+                    ))
+                })
+                .collect::<Result<_, ForwardError>>()?;
+            for (uf, _) in &fields {
+                u_el.push(self.electrode_rows(uf));
             }
-            b
-        })?;
-        let s0 = self.sigma0(&sigma);
-        let v = self.electrode_potentials(&u, &s0);
-        let r = self.combine(&v);
-        // Per parameter: S_j[m][s] = Σ_k w_k Σ_{c∈j} λ^mᵀ (∂A/∂σ_c) u^s via one GEMM.
-        let sens: Vec<Array2<f64>> = (0..self.n_params)
-            .into_par_iter()
-            .map(|j| {
+            sens.par_iter_mut().enumerate().for_each(|(j, s_j)| {
                 let cells = &self.param_cells[j];
-                let nfeat: usize = cells
+                let per_k: usize = cells
                     .iter()
                     .map(|&c| 6 + 3 * self.robin_of_cell[c].len())
-                    .sum::<usize>()
-                    * nk;
-                let mut fl = Array2::<f64>::zeros((n_el, nfeat));
-                let mut fu = Array2::<f64>::zeros((n_el, nfeat));
+                    .sum();
+                let nfeat = per_k * kc.len();
+                if nfeat == 0 {
+                    return;
+                }
+                let mut fl = vec![0.0; n_el * nfeat];
+                let mut fu = vec![0.0; n_el * nfeat];
                 let mut col = 0;
-                for ki in 0..nk {
+                for (ci, &ki) in kc.iter().enumerate() {
                     let (k, w) = (self.wn.k_per_m[ki], self.wn.weights[ki]);
+                    let (uk, lk) = (&fields[ci].0, &fields[ci].1);
                     for &c in cells {
                         let t = self.mesh.cells[c];
                         let (a, g) = (self.area[c], &self.grad[c]);
                         let sa = a.sqrt();
                         let sm = k * (a / 12.0).sqrt();
-                        for (src, mat, scale) in [(&u[ki], &mut fu, w), (&lam[ki], &mut fl, 1.0)] {
+                        for (src, mat, scale) in [(uk, &mut fu, w), (lk, &mut fl, 1.0)] {
+                            let (r0, r1, r2) = (t[0] * n_el, t[1] * n_el, t[2] * n_el);
                             for e in 0..n_el {
-                                let x = [
-                                    src[t[0] * n_el + e],
-                                    src[t[1] * n_el + e],
-                                    src[t[2] * n_el + e],
-                                ];
+                                let x = [src[r0 + e], src[r1 + e], src[r2 + e]];
                                 let gx = g[0][0] * x[0] + g[1][0] * x[1] + g[2][0] * x[2];
                                 let gz = g[0][1] * x[0] + g[1][1] * x[1] + g[2][1] * x[2];
-                                let f = [
-                                    sa * gx,
-                                    sa * gz,
-                                    sm * (x[0] + x[1] + x[2]),
-                                    sm * x[0],
-                                    sm * x[1],
-                                    sm * x[2],
-                                ];
-                                for (o, val) in f.iter().enumerate() {
-                                    mat[[e, col + o]] = scale * val;
-                                }
+                                let row = &mut mat[e * nfeat + col..e * nfeat + col + 6];
+                                row[0] = scale * sa * gx;
+                                row[1] = scale * sa * gz;
+                                row[2] = scale * sm * (x[0] + x[1] + x[2]);
+                                row[3] = scale * sm * x[0];
+                                row[4] = scale * sm * x[1];
+                                row[5] = scale * sm * x[2];
                             }
                         }
                         col += 6;
                         for &ri in &self.robin_of_cell[c] {
                             let (_, [p, q], len, _, alpha) = &self.robin[ri];
                             let f = (alpha[ki] * len / 6.0).max(0.0).sqrt();
-                            for (src, mat, scale) in
-                                [(&u[ki], &mut fu, w), (&lam[ki], &mut fl, 1.0)]
-                            {
+                            for (src, mat, scale) in [(uk, &mut fu, w), (lk, &mut fl, 1.0)] {
                                 for e in 0..n_el {
                                     let (xp, xq) = (src[p * n_el + e], src[q * n_el + e]);
-                                    mat[[e, col]] = scale * f * (xp + xq);
-                                    mat[[e, col + 1]] = scale * f * xp;
-                                    mat[[e, col + 2]] = scale * f * xq;
+                                    mat[e * nfeat + col] = scale * f * (xp + xq);
+                                    mat[e * nfeat + col + 1] = scale * f * xp;
+                                    mat[e * nfeat + col + 2] = scale * f * xq;
                                 }
                             }
                             col += 3;
                         }
                     }
                 }
-                fl.dot(&fu.t())
-            })
-            .collect();
+                // Invariant: both buffers were allocated with n_el × nfeat elements above.
+                let fl = ndarray::ArrayView2::from_shape((n_el, nfeat), &fl)
+                    .expect("n_el × nfeat by construction");
+                let fu = ndarray::ArrayView2::from_shape((n_el, nfeat), &fu)
+                    .expect("n_el × nfeat by construction");
+                ndarray::linalg::general_mat_mul(1.0, &fl, &fu.t(), 1.0, s_j);
+            });
+        }
+        let s0 = self.sigma0(&sigma);
+        let v = self.electrode_potentials(&u_el, &s0);
+        let r = self.combine(&v);
         // Unsymmetrised: dV[s][m]/d log ρ_j = σ_j S_j[m][s] + σ_j E_q(s, m) Θ_{s,j} / σ0_s²
         // (Θ_{s,j}: the angle weight of parameter j around electrode s); then the reciprocal mean.
         let n_d = self.quads.len();
