@@ -410,6 +410,24 @@ impl ForwardOperator {
         Ok(op)
     }
 
+    /// The operator for a survey: a parameter mesh of its line (electrodes, topography,
+    /// `params`), the forward mesh refined H2 from it, parameters = the parameter-domain
+    /// cells (background prolonged, [`parameter_map`]). Returns the operator and the
+    /// parameter mesh (parameter j = the j-th parameter-domain cell, in cell order).
+    pub fn for_survey(
+        survey: &super::survey::Survey,
+        params: &super::mesh::LineMeshParams,
+        settings: &ForwardSettings,
+    ) -> Result<(Self, Mesh), ForwardError> {
+        let el = survey.line_positions();
+        let coarse = super::mesh::line_mesh(&el, &survey.topography, params, &[])
+            .map_err(|e| ForwardError::Survey(e.to_string()))?;
+        let (fine, parent) = coarse.refine_h2();
+        let (map, _) = parameter_map(&coarse, &parent);
+        let op = ForwardOperator::new(fine, map, &el, &survey.quadrupoles, settings)?;
+        Ok((op, coarse))
+    }
+
     /// The mesh.
     pub fn mesh(&self) -> &Mesh {
         &self.mesh
@@ -862,6 +880,12 @@ impl ForwardOperator {
                 }
                 jac[[i, j]] = d / r[i];
             }
+        }
+        if n_d > 0 && jac.iter().all(|v| *v == 0.0) {
+            // pyGIMLi's zero-Jacobian failure mode (geophysics.md §1.1): never return it silently.
+            return Err(ForwardError::Factorisation(
+                "the Jacobian came out identically zero".into(),
+            ));
         }
         let rhoa = r.iter().zip(&self.k_geom).map(|(r, k)| r * k).collect();
         Ok((
