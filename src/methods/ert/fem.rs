@@ -40,10 +40,11 @@ use super::survey::Quadrupole;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::LltRegularization;
 use faer::sparse::linalg::cholesky::{
-    CholeskySymbolicParams, SymbolicCholesky, SymmetricOrdering, factorize_symbolic_cholesky,
+    CholeskySymbolicParams, SymbolicCholesky, SymbolicCholeskyRaw, SymmetricOrdering,
+    factorize_symbolic_cholesky,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Mat, Par, Side};
+use faer::{Par, Side};
 use ndarray::Array2;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -302,15 +303,15 @@ impl ForwardOperator {
             ));
         }
         let symb = SymbolicSparseColMatRef::new_checked(n_nodes, n_nodes, &col_ptr, None, &row_idx);
-        // Supernodal even for small meshes: its dense blocks make the 2 × n_el right-hand
-        // sides per wavenumber much faster than column-by-column simplicial solves.
+        // Simplicial factor (CSC L): the many right-hand sides are solved by our own row-wise
+        // substitution (`llt_solve_rows`), which streams n_el contiguous values per node.
         let symbolic = factorize_symbolic_cholesky(
             symb,
             Side::Lower,
             SymmetricOrdering::Amd,
             CholeskySymbolicParams {
                 supernodal_flop_ratio_threshold:
-                    faer::sparse::linalg::SupernodalThreshold::FORCE_SUPERNODAL,
+                    faer::sparse::linalg::SupernodalThreshold::FORCE_SIMPLICIAL,
                 ..Default::default()
             },
         )
@@ -650,35 +651,29 @@ impl ForwardOperator {
                 Default::default(),
             )
             .map_err(|_| ForwardError::NotPositiveDefinite(self.wn.k_per_m[ki]))?;
-        let mut x = if adjoint {
-            let mut x = Mat::<f64>::zeros(n, ncol);
-            for (s, &nd) in self.el_nodes.iter().enumerate() {
-                x[(nd, s)] = 1.0;
-            }
-            x
-        } else {
-            let b = &self.rhs[ki];
-            Mat::<f64>::from_fn(n, ncol, |i, j| b[i * ncol + j])
+        let _ = llt;
+        let SymbolicCholeskyRaw::Simplicial(sym) = self.symbolic.raw() else {
+            return Err(ForwardError::Factorisation(
+                "expected a simplicial factor".into(),
+            ));
         };
-        llt.solve_in_place_with_conj(Conj::No, x.as_mut(), Par::Seq, MemStack::new(&mut mem));
-        if full {
-            let mut out = vec![0.0; n * ncol];
-            for j in 0..ncol {
-                let col = x.col(j);
-                for i in 0..n {
-                    out[i * ncol + j] = col[i];
-                }
+        let b: Vec<f64>;
+        let rhs: &[f64] = if adjoint {
+            let mut e = vec![0.0; n * ncol];
+            for (s, &nd) in self.el_nodes.iter().enumerate() {
+                e[nd * ncol + s] = 1.0;
             }
-            Ok(out)
+            b = e;
+            &b
         } else {
-            let mut out = vec![0.0; ncol * ncol];
-            for j in 0..ncol {
-                let col = x.col(j);
-                for (m, &nd) in self.el_nodes.iter().enumerate() {
-                    out[m * ncol + j] = col[nd];
-                }
-            }
-            Ok(out)
+            &self.rhs[ki]
+        };
+        let perm = self.symbolic.perm().map(|p| p.arrays().0.to_vec());
+        let x = llt_solve_rows(sym.col_ptr(), sym.row_idx(), &l, perm.as_deref(), rhs, ncol);
+        if full {
+            Ok(x)
+        } else {
+            Ok(self.electrode_rows(&x))
         }
     }
 
@@ -793,63 +788,65 @@ impl ForwardOperator {
                 u_el.push(self.electrode_rows(uf));
             }
             sens.par_iter_mut().enumerate().for_each(|(j, s_j)| {
+                // S_j[m][s] += Σ_k w_k λ_kᵐᵀ E_{k,j} u_kˢ with E_{k,j} the element matrices of the
+                // cells of parameter j assembled on their nodes: one GEMM whose inner dimension
+                // is (nodes of j) × (wavenumbers of the chunk).
                 let cells = &self.param_cells[j];
-                let per_k: usize = cells
-                    .iter()
-                    .map(|&c| 6 + 3 * self.robin_of_cell[c].len())
-                    .sum();
-                let nfeat = per_k * kc.len();
-                if nfeat == 0 {
+                let mut nodes: Vec<usize> =
+                    cells.iter().flat_map(|&c| self.mesh.cells[c]).collect();
+                nodes.sort_unstable();
+                nodes.dedup();
+                let nl = nodes.len();
+                let inner = nl * kc.len();
+                if inner == 0 {
                     return;
                 }
-                let mut fl = vec![0.0; n_el * nfeat];
-                let mut fu = vec![0.0; n_el * nfeat];
-                let mut col = 0;
+                // Invariant: every node looked up belongs to a cell of `cells`, so it is in `nodes`.
+                let loc = |g: usize| nodes.binary_search(&g).unwrap_or(0);
+                let mut fl = vec![0.0; inner * n_el];
+                let mut fu = vec![0.0; inner * n_el];
                 for (ci, &ki) in kc.iter().enumerate() {
-                    let (k, w) = (self.wn.k_per_m[ki], self.wn.weights[ki]);
+                    let (k2, w) = (self.wn.k_per_m[ki].powi(2), self.wn.weights[ki]);
                     let (uk, lk) = (&fields[ci].0, &fields[ci].1);
+                    let base = ci * nl;
+                    for (a, &g) in nodes.iter().enumerate() {
+                        fl[(base + a) * n_el..(base + a + 1) * n_el]
+                            .copy_from_slice(&lk[g * n_el..(g + 1) * n_el]);
+                    }
+                    let mut axpy = |row: usize, coef: f64, node: usize| {
+                        let dst = &mut fu[(base + row) * n_el..(base + row + 1) * n_el];
+                        for (d, x) in dst.iter_mut().zip(&uk[node * n_el..(node + 1) * n_el]) {
+                            *d += coef * x;
+                        }
+                    };
                     for &c in cells {
                         let t = self.mesh.cells[c];
-                        let (a, g) = (self.area[c], &self.grad[c]);
-                        let sa = a.sqrt();
-                        let sm = k * (a / 12.0).sqrt();
-                        for (src, mat, scale) in [(uk, &mut fu, w), (lk, &mut fl, 1.0)] {
-                            let (r0, r1, r2) = (t[0] * n_el, t[1] * n_el, t[2] * n_el);
-                            for e in 0..n_el {
-                                let x = [src[r0 + e], src[r1 + e], src[r2 + e]];
-                                let gx = g[0][0] * x[0] + g[1][0] * x[1] + g[2][0] * x[2];
-                                let gz = g[0][1] * x[0] + g[1][1] * x[1] + g[2][1] * x[2];
-                                let row = &mut mat[e * nfeat + col..e * nfeat + col + 6];
-                                row[0] = scale * sa * gx;
-                                row[1] = scale * sa * gz;
-                                row[2] = scale * sm * (x[0] + x[1] + x[2]);
-                                row[3] = scale * sm * x[0];
-                                row[4] = scale * sm * x[1];
-                                row[5] = scale * sm * x[2];
+                        let (area, g) = (self.area[c], &self.grad[c]);
+                        for a in 0..3 {
+                            let la = loc(t[a]);
+                            for b in 0..3 {
+                                let stiff = area * (g[a][0] * g[b][0] + g[a][1] * g[b][1]);
+                                let mass = if a == b { area / 6.0 } else { area / 12.0 };
+                                axpy(la, w * (stiff + k2 * mass), t[b]);
                             }
                         }
-                        col += 6;
                         for &ri in &self.robin_of_cell[c] {
                             let (_, [p, q], len, _, alpha) = &self.robin[ri];
-                            let f = (alpha[ki] * len / 6.0).max(0.0).sqrt();
-                            for (src, mat, scale) in [(uk, &mut fu, w), (lk, &mut fl, 1.0)] {
-                                for e in 0..n_el {
-                                    let (xp, xq) = (src[p * n_el + e], src[q * n_el + e]);
-                                    mat[e * nfeat + col] = scale * f * (xp + xq);
-                                    mat[e * nfeat + col + 1] = scale * f * xp;
-                                    mat[e * nfeat + col + 2] = scale * f * xq;
-                                }
-                            }
-                            col += 3;
+                            let f = w * alpha[ki] * len / 6.0;
+                            let (lp, lq) = (loc(*p), loc(*q));
+                            axpy(lp, 2.0 * f, *p);
+                            axpy(lp, f, *q);
+                            axpy(lq, f, *p);
+                            axpy(lq, 2.0 * f, *q);
                         }
                     }
                 }
-                // Invariant: both buffers were allocated with n_el × nfeat elements above.
-                let fl = ndarray::ArrayView2::from_shape((n_el, nfeat), &fl)
-                    .expect("n_el × nfeat by construction");
-                let fu = ndarray::ArrayView2::from_shape((n_el, nfeat), &fu)
-                    .expect("n_el × nfeat by construction");
-                ndarray::linalg::general_mat_mul(1.0, &fl, &fu.t(), 1.0, s_j);
+                // Invariant: both buffers hold inner × n_el values by construction.
+                let fl = ndarray::ArrayView2::from_shape((inner, n_el), &fl)
+                    .expect("inner × n_el by construction");
+                let fu = ndarray::ArrayView2::from_shape((inner, n_el), &fu)
+                    .expect("inner × n_el by construction");
+                ndarray::linalg::general_mat_mul(1.0, &fl.t(), &fu, 1.0, s_j);
             });
         }
         let s0 = self.sigma0(&sigma);
@@ -914,6 +911,64 @@ fn outward_normal(mesh: &Mesh, cell: usize, p: usize, q: usize) -> [f64; 2] {
         n = [-n[0], -n[1]];
     }
     n
+}
+
+/// Solve A X = B with A = Pᵀ L Lᵀ P (faer's simplicial Cholesky: L lower-triangular CSC with
+/// the diagonal first in each column; `perm[i]` = the original index of permuted row i) for a
+/// node-major B with `ncol` columns: forward then backward substitution, each row of X a
+/// contiguous run of `ncol` values (Golub & Van Loan 2013, §3.1, column-oriented).
+fn llt_solve_rows(
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    l: &[f64],
+    perm: Option<&[usize]>,
+    b: &[f64],
+    ncol: usize,
+) -> Vec<f64> {
+    let n = col_ptr.len() - 1;
+    let mut y = vec![0.0; n * ncol];
+    for i in 0..n {
+        let src = perm.map(|p| p[i]).unwrap_or(i);
+        y[i * ncol..(i + 1) * ncol].copy_from_slice(&b[src * ncol..(src + 1) * ncol]);
+    }
+    for j in 0..n {
+        let (p0, p1) = (col_ptr[j], col_ptr[j + 1]);
+        let (head, tail) = y.split_at_mut((j + 1) * ncol);
+        let yj = &mut head[j * ncol..];
+        let d = 1.0 / l[p0];
+        for v in yj.iter_mut() {
+            *v *= d;
+        }
+        for p in p0 + 1..p1 {
+            let off = (row_idx[p] - j - 1) * ncol;
+            let lv = l[p];
+            for (a, c) in tail[off..off + ncol].iter_mut().zip(yj.iter()) {
+                *a -= lv * c;
+            }
+        }
+    }
+    for j in (0..n).rev() {
+        let (p0, p1) = (col_ptr[j], col_ptr[j + 1]);
+        let (head, tail) = y.split_at_mut((j + 1) * ncol);
+        let yj = &mut head[j * ncol..];
+        for p in p0 + 1..p1 {
+            let off = (row_idx[p] - j - 1) * ncol;
+            let lv = l[p];
+            for (a, c) in yj.iter_mut().zip(tail[off..off + ncol].iter()) {
+                *a -= lv * c;
+            }
+        }
+        let d = 1.0 / l[p0];
+        for v in yj.iter_mut() {
+            *v *= d;
+        }
+    }
+    let mut x = vec![0.0; n * ncol];
+    for i in 0..n {
+        let dst = perm.map(|p| p[i]).unwrap_or(i);
+        x[dst * ncol..(dst + 1) * ncol].copy_from_slice(&y[i * ncol..(i + 1) * ncol]);
+    }
+    x
 }
 
 /// y = A x for a symmetric matrix stored as its lower triangle in CSC.
