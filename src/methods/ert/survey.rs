@@ -381,7 +381,8 @@ impl Survey {
                 Some(serde_json::json!([lo, hi]))
             })
         };
-        let xs: Vec<f64> = self.electrodes.iter().map(|e| e.x_m).collect();
+        let line = self.line_positions();
+        let xs: Vec<f64> = line.iter().map(|p| p[0]).collect();
         let zs: Vec<f64> = self.electrodes.iter().map(|e| e.z_m).collect();
         serde_json::json!({
             "method": "ert",
@@ -393,7 +394,7 @@ impl Survey {
             "n_data": self.n_data(),
             "n_valid": self.valid.iter().filter(|v| **v).count(),
             "columns": self.columns(),
-            "electrode_x_range_m": range(&Some(xs)),
+            "electrode_line_range_m": range(&Some(xs)),
             "electrode_z_range_m": range(&Some(zs)),
             "r_range_ohm": range(&self.r_ohm),
             "rhoa_range_ohm_m": range(&self.rhoa_ohm_m),
