@@ -376,3 +376,34 @@ fn reciprocal_pairs_and_error_model_on_real_syscal_data() {
         .fold(0.0, f64::max);
     assert!(worst < 5e-3, "{worst}");
 }
+
+#[test]
+fn res2dinv_general_array_and_plain_csv_with_electrode_table() {
+    // General array (code 11), resistance values: electrodes from the x of A B M N; ρa = k·R
+    // with the flat k (Wenner a = 1 m here: k = 2π).
+    let text = "line\n1.0\n11\n0\nType of measurement (0=app. resistivity,1=resistance)\n1\n2\n1\n0\n\
+                4 0 0 3 0 1 0 2 0 1.5\n4 1 0 4 0 2 0 3 0 2.0\n0\n0\n";
+    let s =
+        readers::parse_survey(Path::new("g.dat"), text.as_bytes(), Instrument::Res2dinv).unwrap();
+    assert_eq!(s.n_electrodes(), 5);
+    assert_eq!(s.r_ohm.as_ref().unwrap(), &vec![1.5, 2.0]);
+    let rhoa = s.rhoa_ohm_m.as_ref().unwrap();
+    assert!((rhoa[0] - 1.5 * 2.0 * std::f64::consts::PI).abs() < 1e-12);
+    // Plain CSV, then an electrode table "x,z" replaces the 1 m placeholders.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.csv");
+    let el = dir.path().join("el.csv");
+    std::fs::write(&data, "a,b,m,n,R,err\n1,4,2,3,0.5,0.02\n2,5,3,4,0.4,0.03\n").unwrap();
+    std::fs::write(&el, "x,z\n0,10\n2,9.5\n4,9\n6,8.5\n8,8\n").unwrap();
+    let s = readers::read_survey_with_electrodes(&data, Instrument::Auto, &el).unwrap();
+    assert_eq!(s.format, Format::PlainCsv);
+    assert_eq!(s.n_electrodes(), 5);
+    assert_eq!((s.electrodes[4].x_m, s.electrodes[4].z_m), (8.0, 8.0));
+    assert_eq!(s.err.as_ref().unwrap(), &vec![0.02, 0.03]);
+    // A table with the wrong count is refused with a message naming the table.
+    std::fs::write(&el, "x,z\n0,10\n2,9.5\n").unwrap();
+    let e = readers::read_survey_with_electrodes(&data, Instrument::Auto, &el)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("el.csv") && e.contains("2 electrodes"), "{e}");
+}
