@@ -770,7 +770,9 @@ impl ForwardOperator {
         // Wavenumbers in chunks (one per thread) to bound memory: per chunk the forward and
         // adjoint fields λ^m = A_k⁻¹ e_m, then per parameter
         // S_j[m][s] += Σ_{k∈chunk} w_k Σ_{c∈j} λ^mᵀ (∂A/∂σ_c) u^s by one GEMM.
-        let chunk = rayon::current_num_threads().max(1);
+        // At least 6 wavenumbers per chunk: the GEMM inner dimension (nodes × wavenumbers)
+        // must not be tiny; 6 fields of n_nodes × n_el doubles ×2 bound the memory.
+        let chunk = rayon::current_num_threads().max(6);
         let mut sens: Vec<Array2<f64>> = vec![Array2::<f64>::zeros((n_el, n_el)); self.n_params];
         let mut u_el: Vec<Vec<f64>> = Vec::with_capacity(nk);
         let ks: Vec<usize> = (0..nk).collect();
@@ -857,14 +859,18 @@ impl ForwardOperator {
         let n_d = self.quads.len();
         let mut jac = Array2::<f64>::zeros((n_d, self.n_params));
         let sig_p: Vec<f64> = rho_param.iter().map(|r| 1.0 / r).collect();
-        let dv1 = |s: usize, m: usize, j: usize| -> f64 {
-            let mut d = sig_p[j] * sens[j][[m, s]];
-            for &(p, w) in &self.src_param_weights[s] {
-                if p == j {
-                    d += sig_p[j] * self.eq_corr[s * n_el + m] * w / (s0[s] * s0[s]);
-                }
+        // Θ_{s,j} as a dense table (electrode × parameter) so the data loop is O(1) per entry.
+        let mut theta_sp = vec![0.0; n_el * self.n_params];
+        for (s, v) in self.src_param_weights.iter().enumerate() {
+            for &(p, w) in v {
+                theta_sp[s * self.n_params + p] += w;
             }
-            d
+        }
+        let dv1 = |s: usize, m: usize, j: usize| -> f64 {
+            sig_p[j]
+                * (sens[j][[m, s]]
+                    + self.eq_corr[s * n_el + m] * theta_sp[s * self.n_params + j]
+                        / (s0[s] * s0[s]))
         };
         let dv = |s: usize, m: usize, j: usize| 0.5 * (dv1(s, m, j) + dv1(m, s, j));
         for (i, q) in self.quads.iter().enumerate() {
