@@ -866,22 +866,35 @@ impl ForwardOperator {
                 theta_sp[s * self.n_params + p] += w;
             }
         }
-        let dv1 = |s: usize, m: usize, j: usize| -> f64 {
-            sig_p[j]
-                * (sens[j][[m, s]]
-                    + self.eq_corr[s * n_el + m] * theta_sp[s * self.n_params + j]
-                        / (s0[s] * s0[s]))
-        };
-        let dv = |s: usize, m: usize, j: usize| 0.5 * (dv1(s, m, j) + dv1(m, s, j));
-        for (i, q) in self.quads.iter().enumerate() {
-            for j in 0..self.n_params {
-                let mut d = 0.0;
-                for (si, mi, sign) in [(0, 2, 1.0), (0, 3, -1.0), (1, 2, -1.0), (1, 3, 1.0)] {
-                    if let (Some(s), Some(m)) = (q[si], q[mi]) {
-                        d += sign * dv(s, m, j);
-                    }
-                }
-                jac[[i, j]] = d / r[i];
+        // One column per parameter, in parallel: the reciprocal mean of the unsymmetrised
+        // dV/d log ρ_j of each datum's four electrode pairs, divided by R.
+        let np = self.n_params;
+        let cols: Vec<Vec<f64>> = (0..np)
+            .into_par_iter()
+            .map(|j| {
+                let sj = &sens[j];
+                let dv1 = |s: usize, m: usize| -> f64 {
+                    sj[[m, s]] + self.eq_corr[s * n_el + m] * theta_sp[s * np + j] / (s0[s] * s0[s])
+                };
+                self.quads
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| {
+                        let mut d = 0.0;
+                        for (si, mi, sign) in [(0, 2, 1.0), (0, 3, -1.0), (1, 2, -1.0), (1, 3, 1.0)]
+                        {
+                            if let (Some(s), Some(m)) = (q[si], q[mi]) {
+                                d += sign * 0.5 * (dv1(s, m) + dv1(m, s));
+                            }
+                        }
+                        sig_p[j] * d / r[i]
+                    })
+                    .collect()
+            })
+            .collect();
+        for (j, col) in cols.iter().enumerate() {
+            for (i, v) in col.iter().enumerate() {
+                jac[[i, j]] = *v;
             }
         }
         if n_d > 0 && jac.iter().all(|v| *v == 0.0) {
