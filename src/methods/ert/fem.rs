@@ -113,6 +113,9 @@ pub struct ForwardOperator {
     robin: Vec<(usize, [usize; 2], f64, [usize; 3], Vec<f64>)>,
     robin_of_cell: Vec<Vec<usize>>,
     symbolic: SymbolicCholesky<usize>,
+    /// The fill-reducing permutation: perm_fwd[i] = original node of factor row i; perm_inv its inverse.
+    perm_fwd: Option<Vec<usize>>,
+    perm_inv: Option<Vec<usize>>,
     /// Source terms per wavenumber, node-major: rhs[k][node * n_el + s].
     rhs: Vec<Vec<f64>>,
     /// Primary correction 1/(2πr) − Σ_k w_k K0(k r)/(2π) per (source, receiver) (SR only).
@@ -371,6 +374,8 @@ impl ForwardOperator {
             elem_pos,
             robin,
             robin_of_cell,
+            perm_fwd: symbolic.perm().map(|p| p.arrays().0.to_vec()),
+            perm_inv: symbolic.perm().map(|p| p.arrays().1.to_vec()),
             symbolic,
             rhs: Vec::new(),
             eq_corr: Vec::new(),
@@ -668,13 +673,29 @@ impl ForwardOperator {
         } else {
             &self.rhs[ki]
         };
-        let perm = self.symbolic.perm().map(|p| p.arrays().0.to_vec());
-        let x = llt_solve_rows(sym.col_ptr(), sym.row_idx(), &l, perm.as_deref(), rhs, ncol);
+        let y = llt_solve_rows(
+            sym.col_ptr(),
+            sym.row_idx(),
+            &l,
+            self.perm_fwd.as_deref(),
+            rhs,
+            ncol,
+        );
+        let row = |node: usize| {
+            let i = self.perm_inv.as_ref().map(|p| p[node]).unwrap_or(node);
+            &y[i * ncol..(i + 1) * ncol]
+        };
+        let mut out = Vec::with_capacity(if full { n * ncol } else { ncol * ncol });
         if full {
-            Ok(x)
+            for node in 0..n {
+                out.extend_from_slice(row(node));
+            }
         } else {
-            Ok(self.electrode_rows(&x))
+            for &node in &self.el_nodes {
+                out.extend_from_slice(row(node));
+            }
         }
+        Ok(out)
     }
 
     /// Electrode rows of a full node-major solution.
@@ -935,7 +956,8 @@ fn outward_normal(mesh: &Mesh, cell: usize, p: usize, q: usize) -> [f64; 2] {
 /// Solve A X = B with A = Pᵀ L Lᵀ P (faer's simplicial Cholesky: L lower-triangular CSC with
 /// the diagonal first in each column; `perm[i]` = the original index of permuted row i) for a
 /// node-major B with `ncol` columns: forward then backward substitution, each row of X a
-/// contiguous run of `ncol` values (Golub & Van Loan 2013, §3.1, column-oriented).
+/// contiguous run of `ncol` values (Golub & Van Loan 2013, §3.1, column-oriented). Returns
+/// the solution in the permuted order: row i holds the unknowns of original node perm[i].
 fn llt_solve_rows(
     col_ptr: &[usize],
     row_idx: &[usize],
@@ -945,10 +967,10 @@ fn llt_solve_rows(
     ncol: usize,
 ) -> Vec<f64> {
     let n = col_ptr.len() - 1;
-    let mut y = vec![0.0; n * ncol];
+    let mut y = Vec::with_capacity(n * ncol);
     for i in 0..n {
         let src = perm.map(|p| p[i]).unwrap_or(i);
-        y[i * ncol..(i + 1) * ncol].copy_from_slice(&b[src * ncol..(src + 1) * ncol]);
+        y.extend_from_slice(&b[src * ncol..(src + 1) * ncol]);
     }
     for j in 0..n {
         let (p0, p1) = (col_ptr[j], col_ptr[j + 1]);
@@ -982,12 +1004,7 @@ fn llt_solve_rows(
             *v *= d;
         }
     }
-    let mut x = vec![0.0; n * ncol];
-    for i in 0..n {
-        let dst = perm.map(|p| p[i]).unwrap_or(i);
-        x[dst * ncol..(dst + 1) * ncol].copy_from_slice(&y[i * ncol..(i + 1) * ncol]);
-    }
-    x
+    y
 }
 
 /// y = A x for a symmetric matrix stored as its lower triangle in CSC.
