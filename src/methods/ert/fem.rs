@@ -622,30 +622,18 @@ impl ForwardOperator {
             .collect())
     }
 
-    /// Factorise A_k(σ) at wavenumber index `ki` and solve for the source terms
-    /// (`adjoint` = false) or for unit sources at the electrode nodes (`adjoint` = true).
-    /// Returns the full solution node-major (`full`), or only the electrode rows,
-    /// out[m * n_el + s] = X[node_m, s].
-    fn solve_k(
-        &self,
-        sigma: &[f64],
-        ki: usize,
-        adjoint: bool,
-        full: bool,
-    ) -> Result<Vec<f64>, ForwardError> {
+    /// Numerical Cholesky factor (simplicial L values) of A_k(σ) at wavenumber index `ki`.
+    fn factor_k(&self, sigma: &[f64], ki: usize) -> Result<Vec<f64>, ForwardError> {
         let n = self.mesh.n_nodes();
-        let ncol = self.el_nodes.len();
         let vals = self.assemble(sigma, ki);
         let symb = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
         let mat = SparseColMatRef::new(symb, &vals);
         let mut l = vec![0.0; self.symbolic.len_val()];
         let mut mem = MemBuffer::new(
             self.symbolic
-                .factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default())
-                .or(self.symbolic.solve_in_place_scratch::<f64>(ncol, Par::Seq)),
+                .factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
         );
-        let llt = self
-            .symbolic
+        self.symbolic
             .factorize_numeric_llt(
                 &mut l,
                 mat,
@@ -656,27 +644,27 @@ impl ForwardOperator {
                 Default::default(),
             )
             .map_err(|_| ForwardError::NotPositiveDefinite(self.wn.k_per_m[ki]))?;
-        let _ = llt;
+        Ok(l)
+    }
+
+    /// Solve with a factor from [`Self::factor_k`] for a node-major right-hand side of `ncol`
+    /// columns; returns the rows of `nodes` (all nodes when `None`), node-major.
+    fn solve_with(
+        &self,
+        l: &[f64],
+        rhs: &[f64],
+        ncol: usize,
+        nodes: Option<&[usize]>,
+    ) -> Result<Vec<f64>, ForwardError> {
         let SymbolicCholeskyRaw::Simplicial(sym) = self.symbolic.raw() else {
             return Err(ForwardError::Factorisation(
                 "expected a simplicial factor".into(),
             ));
         };
-        let b: Vec<f64>;
-        let rhs: &[f64] = if adjoint {
-            let mut e = vec![0.0; n * ncol];
-            for (s, &nd) in self.el_nodes.iter().enumerate() {
-                e[nd * ncol + s] = 1.0;
-            }
-            b = e;
-            &b
-        } else {
-            &self.rhs[ki]
-        };
         let y = llt_solve_rows(
             sym.col_ptr(),
             sym.row_idx(),
-            &l,
+            l,
             self.perm_fwd.as_deref(),
             rhs,
             ncol,
@@ -685,17 +673,43 @@ impl ForwardOperator {
             let i = self.perm_inv.as_ref().map(|p| p[node]).unwrap_or(node);
             &y[i * ncol..(i + 1) * ncol]
         };
-        let mut out = Vec::with_capacity(if full { n * ncol } else { ncol * ncol });
-        if full {
-            for node in 0..n {
-                out.extend_from_slice(row(node));
-            }
-        } else {
-            for &node in &self.el_nodes {
-                out.extend_from_slice(row(node));
-            }
+        let n = self.mesh.n_nodes();
+        let mut out = Vec::with_capacity(nodes.map(|v| v.len()).unwrap_or(n) * ncol);
+        match nodes {
+            Some(v) => v.iter().for_each(|&nd| out.extend_from_slice(row(nd))),
+            None => (0..n).for_each(|nd| out.extend_from_slice(row(nd))),
         }
         Ok(out)
+    }
+
+    /// Electrode rows of the source fields at wavenumber `ki`: out[m * n_el + s] = Ũ_s(x_m).
+    fn solve_k(&self, sigma: &[f64], ki: usize) -> Result<Vec<f64>, ForwardError> {
+        let l = self.factor_k(sigma, ki)?;
+        self.solve_with(&l, &self.rhs[ki], self.el_nodes.len(), Some(&self.el_nodes))
+    }
+
+    /// Full source fields Ũ_s and adjoint fields λ_m = A_k⁻¹ e_m at wavenumber `ki` (one
+    /// factorisation, one solve with 2 n_el columns), each node-major n × n_el.
+    fn solve_k_pair(&self, sigma: &[f64], ki: usize) -> Result<(Vec<f64>, Vec<f64>), ForwardError> {
+        let n = self.mesh.n_nodes();
+        let ne = self.el_nodes.len();
+        let l = self.factor_k(sigma, ki)?;
+        let g = &self.rhs[ki];
+        let mut b = vec![0.0; n * 2 * ne];
+        for i in 0..n {
+            b[i * 2 * ne..i * 2 * ne + ne].copy_from_slice(&g[i * ne..(i + 1) * ne]);
+        }
+        for (s, &nd) in self.el_nodes.iter().enumerate() {
+            b[nd * 2 * ne + ne + s] = 1.0;
+        }
+        let x = self.solve_with(&l, &b, 2 * ne, None)?;
+        let mut u = Vec::with_capacity(n * ne);
+        let mut lam = Vec::with_capacity(n * ne);
+        for i in 0..n {
+            u.extend_from_slice(&x[i * 2 * ne..i * 2 * ne + ne]);
+            lam.extend_from_slice(&x[i * 2 * ne + ne..(i + 1) * 2 * ne]);
+        }
+        Ok((u, lam))
     }
 
     /// Electrode rows of a full node-major solution.
@@ -766,7 +780,7 @@ impl ForwardOperator {
         let sigma = self.cell_sigma(rho_param)?;
         let u: Vec<Vec<f64>> = (0..self.wn.len())
             .into_par_iter()
-            .map(|ki| self.solve_k(&sigma, ki, false, false))
+            .map(|ki| self.solve_k(&sigma, ki))
             .collect::<Result<_, _>>()?;
         let v = self.electrode_potentials(&u, &self.sigma0(&sigma));
         Ok(self.combine(&v))
@@ -800,12 +814,7 @@ impl ForwardOperator {
         for kc in ks.chunks(chunk) {
             let fields: Vec<(Vec<f64>, Vec<f64>)> = kc
                 .par_iter()
-                .map(|&ki| {
-                    Ok((
-                        self.solve_k(&sigma, ki, false, true)?,
-                        self.solve_k(&sigma, ki, true, true)?,
-                    ))
-                })
+                .map(|&ki| self.solve_k_pair(&sigma, ki))
                 .collect::<Result<_, ForwardError>>()?;
             for (uf, _) in &fields {
                 u_el.push(self.electrode_rows(uf));
