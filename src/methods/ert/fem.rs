@@ -688,9 +688,10 @@ impl ForwardOperator {
         self.solve_with(&l, &self.rhs[ki], self.el_nodes.len(), Some(&self.el_nodes))
     }
 
-    /// Full source fields Ũ_s and adjoint fields λ_m = A_k⁻¹ e_m at wavenumber `ki` (one
-    /// factorisation, one solve with 2 n_el columns), each node-major n × n_el.
-    fn solve_k_pair(&self, sigma: &[f64], ki: usize) -> Result<(Vec<f64>, Vec<f64>), ForwardError> {
+    /// Source fields Ũ_s and adjoint fields λ_m = A_k⁻¹ e_m at wavenumber `ki` (one
+    /// factorisation, one solve with 2 n_el columns), in the factor's row order: row
+    /// [`Self::prow`]`(node)` holds the n_el values of Ũ then the n_el values of λ.
+    fn solve_k_pair(&self, sigma: &[f64], ki: usize) -> Result<Vec<f64>, ForwardError> {
         let n = self.mesh.n_nodes();
         let ne = self.el_nodes.len();
         let l = self.factor_k(sigma, ki)?;
@@ -702,24 +703,24 @@ impl ForwardOperator {
         for (s, &nd) in self.el_nodes.iter().enumerate() {
             b[nd * 2 * ne + ne + s] = 1.0;
         }
-        let x = self.solve_with(&l, &b, 2 * ne, None)?;
-        let mut u = Vec::with_capacity(n * ne);
-        let mut lam = Vec::with_capacity(n * ne);
-        for i in 0..n {
-            u.extend_from_slice(&x[i * 2 * ne..i * 2 * ne + ne]);
-            lam.extend_from_slice(&x[i * 2 * ne + ne..(i + 1) * 2 * ne]);
-        }
-        Ok((u, lam))
+        let SymbolicCholeskyRaw::Simplicial(sym) = self.symbolic.raw() else {
+            return Err(ForwardError::Factorisation(
+                "expected a simplicial factor".into(),
+            ));
+        };
+        Ok(llt_solve_rows(
+            sym.col_ptr(),
+            sym.row_idx(),
+            &l,
+            self.perm_fwd.as_deref(),
+            &b,
+            2 * ne,
+        ))
     }
 
-    /// Electrode rows of a full node-major solution.
-    fn electrode_rows(&self, full: &[f64]) -> Vec<f64> {
-        let n_el = self.el_nodes.len();
-        let mut out = vec![0.0; n_el * n_el];
-        for (m, &nd) in self.el_nodes.iter().enumerate() {
-            out[m * n_el..(m + 1) * n_el].copy_from_slice(&full[nd * n_el..(nd + 1) * n_el]);
-        }
-        out
+    /// Row of `node` in the factor's (permuted) order.
+    fn prow(&self, node: usize) -> usize {
+        self.perm_inv.as_ref().map(|p| p[node]).unwrap_or(node)
     }
 
     /// σ0 of each source electrode: the angle-weighted mean conductivity around it.
@@ -812,12 +813,18 @@ impl ForwardOperator {
         let mut u_el: Vec<Vec<f64>> = Vec::with_capacity(nk);
         let ks: Vec<usize> = (0..nk).collect();
         for kc in ks.chunks(chunk) {
-            let fields: Vec<(Vec<f64>, Vec<f64>)> = kc
+            let fields: Vec<Vec<f64>> = kc
                 .par_iter()
                 .map(|&ki| self.solve_k_pair(&sigma, ki))
                 .collect::<Result<_, ForwardError>>()?;
-            for (uf, _) in &fields {
-                u_el.push(self.electrode_rows(uf));
+            let w2 = 2 * n_el;
+            for y in &fields {
+                let mut e = Vec::with_capacity(n_el * n_el);
+                for &nd in &self.el_nodes {
+                    let r = self.prow(nd);
+                    e.extend_from_slice(&y[r * w2..r * w2 + n_el]);
+                }
+                u_el.push(e);
             }
             sens.par_iter_mut().enumerate().for_each(|(j, s_j)| {
                 // S_j[m][s] += Σ_k w_k λ_kᵐᵀ E_{k,j} u_kˢ with E_{k,j} the element matrices of the
@@ -839,15 +846,17 @@ impl ForwardOperator {
                 let mut fu = vec![0.0; inner * n_el];
                 for (ci, &ki) in kc.iter().enumerate() {
                     let (k2, w) = (self.wn.k_per_m[ki].powi(2), self.wn.weights[ki]);
-                    let (uk, lk) = (&fields[ci].0, &fields[ci].1);
+                    let y = &fields[ci];
                     let base = ci * nl;
                     for (a, &g) in nodes.iter().enumerate() {
+                        let r = self.prow(g) * w2;
                         fl[(base + a) * n_el..(base + a + 1) * n_el]
-                            .copy_from_slice(&lk[g * n_el..(g + 1) * n_el]);
+                            .copy_from_slice(&y[r + n_el..r + w2]);
                     }
                     let mut axpy = |row: usize, coef: f64, node: usize| {
                         let dst = &mut fu[(base + row) * n_el..(base + row + 1) * n_el];
-                        for (d, x) in dst.iter_mut().zip(&uk[node * n_el..(node + 1) * n_el]) {
+                        let r = self.prow(node) * w2;
+                        for (d, x) in dst.iter_mut().zip(&y[r..r + n_el]) {
                             *d += coef * x;
                         }
                     };
@@ -887,7 +896,6 @@ impl ForwardOperator {
         // Unsymmetrised: dV[s][m]/d log ρ_j = σ_j S_j[m][s] + σ_j E_q(s, m) Θ_{s,j} / σ0_s²
         // (Θ_{s,j}: the angle weight of parameter j around electrode s); then the reciprocal mean.
         let n_d = self.quads.len();
-        let mut jac = Array2::<f64>::zeros((n_d, self.n_params));
         let sig_p: Vec<f64> = rho_param.iter().map(|r| 1.0 / r).collect();
         // Θ_{s,j} as a dense table (electrode × parameter) so the data loop is O(1) per entry.
         let mut theta_sp = vec![0.0; n_el * self.n_params];
@@ -922,11 +930,11 @@ impl ForwardOperator {
                     .collect()
             })
             .collect();
-        for (j, col) in cols.iter().enumerate() {
-            for (i, v) in col.iter().enumerate() {
-                jac[[i, j]] = *v;
-            }
-        }
+        // Column-major storage of the columns as they come (no strided transpose).
+        let flat: Vec<f64> = cols.into_iter().flatten().collect();
+        use ndarray::ShapeBuilder;
+        // Invariant: np columns of n_d values each.
+        let jac = Array2::from_shape_vec((n_d, np).f(), flat).expect("n_d × np by construction");
         if n_d > 0 && jac.iter().all(|v| *v == 0.0) {
             // pyGIMLi's zero-Jacobian failure mode (geophysics.md §1.1): never return it silently.
             return Err(ForwardError::Factorisation(
