@@ -333,6 +333,9 @@ fn summary_is_json_with_format_and_counts() {
     assert_eq!(v["n_data"], 116);
     let not_ert = require_data!("ert/gimli/bedrock.txt");
     assert!(hydrogeo_studio::methods::ert::read_summary(&not_ert).is_none());
+    // Refraction picks share the unified layout but are not ERT: left to the seismic reader.
+    let sgt = require_data!("seismic/gimli_koenigsee.sgt");
+    assert!(hydrogeo_studio::methods::ert::read_summary(&sgt).is_none());
 }
 
 #[test]

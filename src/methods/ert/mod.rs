@@ -47,9 +47,17 @@ pub fn read_summary(path: &Path) -> Option<Result<serde_json::Value, ReadError>>
     ]
     .contains(&ext.as_str())
         || (ext == "data" && bytes.windows(11).any(|w| w == b"#data_start"));
+    if ext == "sgt" {
+        return None; // refraction travel times in the unified layout: the seismic reader's
+    }
     let detected = readers::detect(path, &bytes);
     if detected.is_none() && !ert_ext {
         return None;
     }
-    Some(readers::parse_survey(path, &bytes, Instrument::Auto).map(|s| s.summary()))
+    match readers::parse_survey(path, &bytes, Instrument::Auto) {
+        Ok(s) => Some(Ok(s.summary())),
+        // A unified-layout file whose data are travel times ('s g t') is not ERT.
+        Err(ReadError::Format { message, .. }) if message.contains("travel-time") => None,
+        Err(e) => Some(Err(e)),
+    }
 }
