@@ -116,7 +116,7 @@ pub struct ForwardOperator {
     /// The fill-reducing permutation: perm_fwd[i] = original node of factor row i; perm_inv its inverse.
     perm_fwd: Option<Vec<usize>>,
     perm_inv: Option<Vec<usize>>,
-    /// Source terms per wavenumber, node-major: rhs[k][node * n_el + s].
+    /// Source terms per wavenumber, rows in the factor's order: rhs[k][prow(node) * n_el + s].
     rhs: Vec<Vec<f64>>,
     /// Primary correction 1/(2πr) − Σ_k w_k K0(k r)/(2π) per (source, receiver) (SR only).
     eq_corr: Vec<f64>,
@@ -383,6 +383,17 @@ impl ForwardOperator {
             src_param_weights,
         };
         op.build_sources(&theta);
+        // Keep the source terms in the factor's row order (solves then need no gather).
+        if let Some(fwd) = op.perm_fwd.clone() {
+            let ne = op.el_nodes.len();
+            for g in op.rhs.iter_mut() {
+                let mut pg = Vec::with_capacity(g.len());
+                for &src in &fwd {
+                    pg.extend_from_slice(&g[src * ne..(src + 1) * ne]);
+                }
+                *g = pg;
+            }
+        }
         op.k_geom = match &settings.geometric_factors {
             Some(k) if k.len() == quadrupoles.len() => k.clone(),
             Some(k) => {
@@ -647,45 +658,23 @@ impl ForwardOperator {
         Ok(l)
     }
 
-    /// Solve with a factor from [`Self::factor_k`] for a node-major right-hand side of `ncol`
-    /// columns; returns the rows of `nodes` (all nodes when `None`), node-major.
-    fn solve_with(
-        &self,
-        l: &[f64],
-        rhs: &[f64],
-        ncol: usize,
-        nodes: Option<&[usize]>,
-    ) -> Result<Vec<f64>, ForwardError> {
+    /// Electrode rows of the source fields at wavenumber `ki`: out[m * n_el + s] = Ũ_s(x_m).
+    fn solve_k(&self, sigma: &[f64], ki: usize) -> Result<Vec<f64>, ForwardError> {
+        let ne = self.el_nodes.len();
+        let l = self.factor_k(sigma, ki)?;
         let SymbolicCholeskyRaw::Simplicial(sym) = self.symbolic.raw() else {
             return Err(ForwardError::Factorisation(
                 "expected a simplicial factor".into(),
             ));
         };
-        let y = llt_solve_rows(
-            sym.col_ptr(),
-            sym.row_idx(),
-            l,
-            self.perm_fwd.as_deref(),
-            rhs,
-            ncol,
-        );
-        let row = |node: usize| {
-            let i = self.perm_inv.as_ref().map(|p| p[node]).unwrap_or(node);
-            &y[i * ncol..(i + 1) * ncol]
-        };
-        let n = self.mesh.n_nodes();
-        let mut out = Vec::with_capacity(nodes.map(|v| v.len()).unwrap_or(n) * ncol);
-        match nodes {
-            Some(v) => v.iter().for_each(|&nd| out.extend_from_slice(row(nd))),
-            None => (0..n).for_each(|nd| out.extend_from_slice(row(nd))),
+        let mut y = self.rhs[ki].clone();
+        llt_solve_rows_in_place(sym.col_ptr(), sym.row_idx(), &l, &mut y, ne);
+        let mut out = Vec::with_capacity(ne * ne);
+        for &nd in &self.el_nodes {
+            let r = self.prow(nd);
+            out.extend_from_slice(&y[r * ne..(r + 1) * ne]);
         }
         Ok(out)
-    }
-
-    /// Electrode rows of the source fields at wavenumber `ki`: out[m * n_el + s] = Ũ_s(x_m).
-    fn solve_k(&self, sigma: &[f64], ki: usize) -> Result<Vec<f64>, ForwardError> {
-        let l = self.factor_k(sigma, ki)?;
-        self.solve_with(&l, &self.rhs[ki], self.el_nodes.len(), Some(&self.el_nodes))
     }
 
     /// Source fields Ũ_s and adjoint fields λ_m = A_k⁻¹ e_m at wavenumber `ki` (one
@@ -696,26 +685,21 @@ impl ForwardOperator {
         let ne = self.el_nodes.len();
         let l = self.factor_k(sigma, ki)?;
         let g = &self.rhs[ki];
+        // The right-hand side is written directly in the factor's row order.
         let mut b = vec![0.0; n * 2 * ne];
         for i in 0..n {
             b[i * 2 * ne..i * 2 * ne + ne].copy_from_slice(&g[i * ne..(i + 1) * ne]);
         }
         for (s, &nd) in self.el_nodes.iter().enumerate() {
-            b[nd * 2 * ne + ne + s] = 1.0;
+            b[self.prow(nd) * 2 * ne + ne + s] = 1.0;
         }
         let SymbolicCholeskyRaw::Simplicial(sym) = self.symbolic.raw() else {
             return Err(ForwardError::Factorisation(
                 "expected a simplicial factor".into(),
             ));
         };
-        Ok(llt_solve_rows(
-            sym.col_ptr(),
-            sym.row_idx(),
-            &l,
-            self.perm_fwd.as_deref(),
-            &b,
-            2 * ne,
-        ))
+        llt_solve_rows_in_place(sym.col_ptr(), sym.row_idx(), &l, &mut b, 2 * ne);
+        Ok(b)
     }
 
     /// Row of `node` in the factor's (permuted) order.
@@ -970,25 +954,18 @@ fn outward_normal(mesh: &Mesh, cell: usize, p: usize, q: usize) -> [f64; 2] {
     n
 }
 
-/// Solve A X = B with A = Pᵀ L Lᵀ P (faer's simplicial Cholesky: L lower-triangular CSC with
-/// the diagonal first in each column; `perm[i]` = the original index of permuted row i) for a
-/// node-major B with `ncol` columns: forward then backward substitution, each row of X a
-/// contiguous run of `ncol` values (Golub & Van Loan 2013, §3.1, column-oriented). Returns
-/// the solution in the permuted order: row i holds the unknowns of original node perm[i].
-fn llt_solve_rows(
+/// Solve L Lᵀ Y = B in place (faer's simplicial Cholesky factor of P A Pᵀ: L lower-triangular
+/// CSC with the diagonal first in each column) for B already in the factor's row order with
+/// `ncol` columns, each row a contiguous run of `ncol` values: forward then backward
+/// substitution, column-oriented (Golub & Van Loan 2013, §3.1).
+fn llt_solve_rows_in_place(
     col_ptr: &[usize],
     row_idx: &[usize],
     l: &[f64],
-    perm: Option<&[usize]>,
-    b: &[f64],
+    y: &mut [f64],
     ncol: usize,
-) -> Vec<f64> {
+) {
     let n = col_ptr.len() - 1;
-    let mut y = Vec::with_capacity(n * ncol);
-    for i in 0..n {
-        let src = perm.map(|p| p[i]).unwrap_or(i);
-        y.extend_from_slice(&b[src * ncol..(src + 1) * ncol]);
-    }
     for j in 0..n {
         let (p0, p1) = (col_ptr[j], col_ptr[j + 1]);
         let (head, tail) = y.split_at_mut((j + 1) * ncol);
@@ -1021,7 +998,6 @@ fn llt_solve_rows(
             *v *= d;
         }
     }
-    y
 }
 
 /// y = A x for a symmetric matrix stored as its lower triangle in CSC.
