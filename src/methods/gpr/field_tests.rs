@@ -167,3 +167,121 @@ fn warr_kind_is_a_flagged_guess() {
     let via_hd = dt1::read_dt1(&Path::new(&path).with_extension("HD")).unwrap();
     assert_eq!(via_hd.data, line.data);
 }
+
+/// Pairwise sum (numpy's reduction order is close to this; either way the rounding is far
+/// below the 1e-9 tolerance).
+fn pairwise(v: &[f64]) -> f64 {
+    if v.len() <= 128 {
+        v.iter().sum()
+    } else {
+        let m = v.len() / 2;
+        pairwise(&v[..m]) + pairwise(&v[m..])
+    }
+}
+
+/// numpy statistics over all values: mean, std (ddof 0), min, max; C (row-major) order.
+fn stats(a: &ndarray::Array2<f64>) -> [f64; 4] {
+    let v: Vec<f64> = a.iter().copied().collect();
+    let n = v.len() as f64;
+    let mean = pairwise(&v) / n;
+    let dev: Vec<f64> = v.iter().map(|x| (x - mean) * (x - mean)).collect();
+    let std = (pairwise(&dev) / n).sqrt();
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    [mean, std, lo, hi]
+}
+
+/// Relative difference with an absolute floor of `floor` (for values near zero).
+fn rel(a: f64, b: f64, floor: f64) -> f64 {
+    (a - b).abs() / b.abs().max(floor)
+}
+
+fn check_step(name: &str, got: &ndarray::Array2<f64>, want: &Value, tol: f64) {
+    let s = stats(got);
+    let keys = ["mean", "std", "min", "max"];
+    let scale = f(&want["std"]);
+    let mut worst = 0.0f64;
+    for (k, v) in keys.iter().zip(s) {
+        // The mean is near zero for the later steps: judge it against the spread (std).
+        let floor = if *k == "mean" { scale } else { 0.0 };
+        let r = rel(v, f(&want[*k]), floor);
+        assert!(r < tol, "{name} {k}: {v} vs {} (rel {r:e})", want[*k]);
+        worst = worst.max(r);
+    }
+    let t500: Vec<f64> = (100..105).map(|i| got[[i, 500]]).collect();
+    for (g, w) in t500.iter().zip(fvec(&want["trace500_samples100_104"])) {
+        let r = rel(*g, w, 0.0);
+        assert!(r < tol, "{name} trace 500: {g} vs {w} (rel {r:e})");
+        worst = worst.max(r);
+    }
+    eprintln!("{name}: worst relative difference {worst:.2e} (tolerance {tol:e})");
+}
+
+/// GPRPy chain dewow(10) → remMeanTrace(20) → tpowGain(1.5) → agcGain(25) on the DZT,
+/// against `gpr_processing.json` → `steps`: mean/std/min/max and trace 500 samples
+/// 100–104 after every step to **1e-9 relative** (the tolerance; the mean is judged
+/// relative to the std because it is near zero). tpow uses GPRPy's time vector
+/// `linspace(0, 48, 512)` ns, as the oracle did.
+#[test]
+fn gprpy_chain_matches_oracle() {
+    let path = crate::require_data!("gpr/gprpy/GSSI_FILE____032.DZT");
+    let oracle = crate::require_oracle!("gpr_processing.json");
+    let steps = &oracle["steps"];
+    let line = dzt::read_dzt(&path).unwrap();
+    check_step("input", &line.data, &steps["input_signed"], 1e-12);
+    let d1 = filters::dewow(line.data.view(), 10).unwrap();
+    check_step("dewow", &d1, &steps["1_dewow(10)"], 1e-9);
+    let d2 =
+        filters::remove_background(d1.view(), filters::BackgroundWindow::Running { traces: 20 })
+            .unwrap();
+    check_step("remMeanTrace", &d2, &steps["2_remMeanTrace(20)"], 1e-9);
+    let n = line.n_samples;
+    let twtt: Vec<f64> = (0..n).map(|i| 48.0 * i as f64 / (n - 1) as f64).collect();
+    let d3 = filters::tpow_gain(d2.view(), &twtt, 1.5).unwrap();
+    check_step("tpow", &d3, &steps["3_tpowGain(1.5)"], 1e-9);
+    let d4 = filters::agc_gain(d3.view(), 25).unwrap();
+    check_step("agc", &d4, &steps["4_agcGain(25) (after tpowGain)"], 1e-9);
+    let d5 = filters::agc_gain(d2.view(), 25).unwrap();
+    check_step(
+        "agc without tpow",
+        &d5,
+        &steps["agcGain(25) applied to the remMeanTrace output (no tpow)"],
+        1e-9,
+    );
+}
+
+/// Zero-phase Butterworth band-pass 100–800 MHz, order 1, on the signed raw trace 500,
+/// against obspy (`gpr_processing.json` → `obspy_bandpass_trace500`) for all three sampling
+/// rates: samples 100–104, std and mean within **1e-6 relative** (the tolerance).
+#[test]
+fn bandpass_matches_obspy() {
+    let path = crate::require_data!("gpr/gprpy/GSSI_FILE____032.DZT");
+    let oracle = crate::require_oracle!("gpr_processing.json");
+    let line = dzt::read_dzt(&path).unwrap();
+    let cases = oracle["obspy_bandpass_trace500"].as_object().unwrap();
+    assert_eq!(cases.len(), 3);
+    for (name, o) in cases {
+        let fs = f(&o["fs_Hz"]);
+        let sos = bandpass::butterworth_bandpass_sos(100e6, 800e6, fs, 1).unwrap();
+        let mut x: Vec<f64> = line.data.column(500).to_vec();
+        bandpass::filtfilt_obspy(&sos, &mut x);
+        let mut worst = 0.0f64;
+        for (g, w) in x[100..105].iter().zip(fvec(&o["samples100_104"])) {
+            assert!(rel(*g, w, 0.0) < 1e-6, "{name}: {g} vs {w}");
+            worst = worst.max(rel(*g, w, 0.0));
+        }
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        let std = (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
+        assert!(rel(std, f(&o["std"]), 0.0) < 1e-6, "{name}: std {std}");
+        assert!(rel(mean, f(&o["mean"]), 0.0) < 1e-6, "{name}: mean {mean}");
+        worst = worst
+            .max(rel(std, f(&o["std"]), 0.0))
+            .max(rel(mean, f(&o["mean"]), 0.0));
+        eprintln!("band-pass {name}: worst relative difference {worst:.2e} (tolerance 1e-6)");
+    }
+    // The line's own sampling (range/nsamp, the GSSI definition) is the first case.
+    let fs_line = 1e9 / line.sample_interval_ns;
+    assert_eq!(fs_line, f(&cases["fs = nsamp/range = 512/48 ns"]["fs_Hz"]));
+}
