@@ -285,3 +285,23 @@ fn bandpass_matches_obspy() {
     let fs_line = 1e9 / line.sample_interval_ns;
     assert_eq!(fs_line, f(&cases["fs = nsamp/range = 512/48 ns"]["fs_Hz"]));
 }
+
+/// Velocity analysis of the real WARR gather (dewow 25 samples, defaults otherwise). No
+/// oracle number exists for it (GPRPy's stacked-amplitude maximum was not exported), so the
+/// check is physical plausibility: a pick exists, below the air-wave exclusion, with a
+/// velocity in 0.06–0.16 m/ns (εr 3.5–25, the range of unsaturated to saturated sediments;
+/// Davis & Annan 1989, Table 1), and the guesses it rests on are stated.
+#[test]
+fn warr_semblance_velocity_is_plausible() {
+    let path = crate::require_data!("gpr/gprpy/SnS_WARR_XLINE00.DT1");
+    let mut line = dt1::read_dt1(&path).unwrap();
+    line.data = filters::dewow(line.data.view(), 25).unwrap();
+    let a = velocity::analyse_gather(&line, &velocity::GatherAnalysisParams::default()).unwrap();
+    let p = a.pick.clone().expect("a hyperbola in the WARR gather");
+    eprintln!("WARR pick: {p:?}; notes {:?}", a.notes);
+    assert!((0.06..=0.16).contains(&p.velocity_m_per_ns), "{p:?}");
+    assert!(p.t0_ns >= 30.0 && p.semblance > 0.2, "{p:?}");
+    assert!(a.notes.iter().any(|n| n.contains("a guess")));
+    let v = velocity::resolve_velocity(&velocity::VelocitySource::Semblance(p)).unwrap();
+    assert!(v.statement.contains("semblance"));
+}
