@@ -145,7 +145,7 @@ pub fn parse_dt1(
     let hd = parse_hd(hd_text);
     let hd_pts = hd.required(hd_path, "NUMBER OF PTS/TRC")?;
     let window_ns = hd.required(hd_path, "TOTAL TIME WINDOW")?;
-    if !(hd_pts >= 1.0 && hd_pts <= 1.0e6 && hd_pts.fract() == 0.0) {
+    if !((1.0..=1.0e6).contains(&hd_pts) && hd_pts.fract() == 0.0) {
         let line = hd.fields.get("NUMBER OF PTS/TRC").map_or(0, |f| f.1);
         return Err(ReadError::malformed(
             hd_path,
@@ -154,7 +154,7 @@ pub fn parse_dt1(
             hd_pts.to_string(),
         ));
     }
-    if !(window_ns > 0.0) {
+    if !(window_ns.is_finite() && window_ns > 0.0) {
         let line = hd.fields.get("TOTAL TIME WINDOW").map_or(0, |f| f.1);
         return Err(ReadError::malformed(
             hd_path,
@@ -167,18 +167,18 @@ pub fn parse_dt1(
     let b = Bytes::new(bytes);
     let mut n_pts = hd_pts as usize;
     let mut bytes_per_point = match b.f32_le(20) {
-        Some(v) if v == 4.0 => 4usize,
+        Some(4.0) => 4usize,
         _ => 2usize,
     };
     let record = |n: usize, bpp: usize| TRACE_HEADER_BYTES + n * bpp;
-    if !bytes.is_empty() && bytes.len() % record(n_pts, bytes_per_point) != 0 {
+    if !bytes.is_empty() && !bytes.len().is_multiple_of(record(n_pts, bytes_per_point)) {
         // The first trace header may know better (a hand-edited HD).
         if let Some(th) = b
             .f32_le(8)
             .filter(|v| *v >= 1.0 && *v <= 1.0e6 && v.fract() == 0.0)
         {
             let th = th as usize;
-            if bytes.len() % record(th, bytes_per_point) == 0 && th != n_pts {
+            if bytes.len().is_multiple_of(record(th, bytes_per_point)) && th != n_pts {
                 notes.push(format!(
                     "the HD says {n_pts} points per trace but the trace headers and the file size say {th}; {th} used"
                 ));
@@ -193,7 +193,7 @@ pub fn parse_dt1(
     }
     let rec = record(n_pts, bytes_per_point);
     let n_traces = bytes.len() / rec;
-    if bytes.len() % rec != 0 {
+    if !bytes.len().is_multiple_of(rec) {
         notes.push(format!(
             "the last {} bytes do not make a whole trace ({rec} bytes) and were ignored",
             bytes.len() % rec

@@ -305,3 +305,128 @@ fn warr_semblance_velocity_is_plausible() {
     let v = velocity::resolve_velocity(&velocity::VelocitySource::Semblance(p)).unwrap();
     assert!(v.statement.contains("semblance"));
 }
+
+/// The whole chain on the real DZT. Without a velocity the line stays in two-way time and
+/// says why; with the header's εr (6, the instrument setting) it is migrated and converted
+/// to depth with v = c/√6 = 0.12239 m/ns; with the GPRPy topography file it ends in
+/// elevation. Outputs (.npz, recipe JSON, PNG) are written and read back.
+#[test]
+fn dzt_chain_end_to_end() {
+    let path = crate::require_data!("gpr/gprpy/GSSI_FILE____032.DZT");
+    let topo_path = crate::require_data!("gpr/gprpy/GSSI_FILE____032.txt");
+    let line = dzt::read_dzt(&path).unwrap();
+
+    let timeline = process::process_line(&line, &process::ProcessingParams::default()).unwrap();
+    assert_eq!(timeline.domain, process::Domain::TwoWayTime);
+    let why = timeline.why_two_way_time.clone().unwrap();
+    assert!(why.contains("no velocity"), "{why}");
+    let steps: Vec<(&str, bool)> = timeline
+        .recipe
+        .steps
+        .iter()
+        .map(|s| (s.step.as_str(), s.applied))
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            ("blank_scan_header_samples", true),
+            ("time_zero", true),
+            ("dewow", true),
+            ("bandpass", true),
+            ("background_removal", true),
+            ("tpow_gain", false),
+            ("migration", false),
+            ("agc_gain", true),
+            ("time_to_depth", false),
+            ("topographic_correction", false),
+        ]
+    );
+    // Trace 500 (signed): samples 49–51 are 251, 494, 977 and its peak |a| is 12100 (sample
+    // 70), so 5 % (605) is crossed at 50 + (605 − 494)/(977 − 494) = 50.2298 (hand value).
+    let picks = timezero::pick_first_breaks(line.data.view(), 0.05, 2);
+    assert!(
+        (picks[500].unwrap() - (50.0 + 111.0 / 483.0)).abs() < 1e-12,
+        "{:?}",
+        picks[500]
+    );
+    let tz = &timeline.recipe.steps[1];
+    assert!(tz.detail.contains("first break at 50."), "{}", tz.detail);
+    assert_eq!(timeline.n_samples, 512 - 50);
+    eprintln!("time zero: {}", tz.detail);
+
+    let mut params = process::ProcessingParams {
+        velocity: line.header_velocity_source(),
+        ..Default::default()
+    };
+    let depth = process::process_line(&line, &params).unwrap();
+    assert_eq!(depth.domain, process::Domain::Depth);
+    let v = depth.velocity.as_ref().unwrap();
+    assert!((v.velocity_m_per_ns - 0.299_792_458 / 6f64.sqrt()).abs() < 1e-15);
+    assert!(v.statement.contains("instrument"));
+    // Depth step = v·dt/2 exactly.
+    assert!(
+        (depth.vertical_step - v.velocity_m_per_ns * line.sample_interval_ns / 2.0).abs() < 1e-15
+    );
+    assert!(
+        depth
+            .recipe
+            .steps
+            .iter()
+            .any(|s| s.step == "migration" && s.applied)
+    );
+
+    params.topography = Some(sidefiles::read_topography(&topo_path).unwrap());
+    let elev = process::process_line(&line, &params).unwrap();
+    assert_eq!(elev.domain, process::Domain::Elevation);
+    // The topography rises from 18.749 m to ~19.9 m over the line: the top row is the
+    // highest surface under a trace (the line is 20.8 m long, the table 23.9 m).
+    let top = elev.vertical_first;
+    assert!(top > 19.0 && top < 20.0, "{top}");
+    assert!(elev.n_samples > depth.n_samples);
+
+    let dir = tempfile::tempdir().unwrap();
+    let npz = dir.path().join("line.npz");
+    elev.write_npz(&npz).unwrap();
+    let bytes = std::fs::read(&npz).unwrap();
+    let expected_data = 10 + 118 + 8 * elev.n_samples * elev.n_traces;
+    assert!(bytes.len() > expected_data);
+    assert!(bytes.windows(15).any(|w| w == b"elevation_m.npy"));
+    let recipe = dir.path().join("recipe.json");
+    elev.write_recipe_json(&recipe).unwrap();
+    let back: process::Recipe =
+        serde_json::from_str(&std::fs::read_to_string(&recipe).unwrap()).unwrap();
+    assert_eq!(back, elev.recipe);
+    let png = dir.path().join("line.png");
+    elev.write_radargram_png(&png, 0.99).unwrap();
+    let img = image::open(&png).unwrap().to_luma8();
+    assert_eq!(
+        (img.width() as usize, img.height() as usize),
+        (elev.n_traces, elev.n_samples)
+    );
+}
+
+/// A velocity outside 0.01–0.3 m/ns is refused with the reason, before any processing.
+#[test]
+fn out_of_range_velocity_is_refused() {
+    let path = crate::require_data!("gpr/gprpy/SnS_ComOffs_XLINE00.DT1");
+    let line = dt1::read_dt1(&path).unwrap();
+    let params = process::ProcessingParams {
+        velocity: Some(velocity::VelocitySource::Request {
+            velocity_m_per_ns: 0.5,
+        }),
+        ..Default::default()
+    };
+    let e = process::process_line(&line, &params).unwrap_err();
+    assert!(matches!(e, GprError::VelocityRefused { .. }), "{e}");
+    assert!(e.to_string().contains("speed of light"), "{e}");
+    // The pulseEKKO line uses the header's time zero (3.18 samples) by default.
+    let p = process::process_line(&line, &process::ProcessingParams::default()).unwrap();
+    assert_eq!(p.recipe.steps[0].step, "time_zero");
+    assert_eq!(p.recipe.steps[0].chosen_by, "header");
+    assert_eq!(p.n_samples, 1500 - 3);
+    assert!(
+        (p.vertical_first + 0.18 * 0.8).abs() < 1e-12,
+        "{}",
+        p.vertical_first
+    );
+}

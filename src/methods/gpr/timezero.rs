@@ -133,7 +133,7 @@ pub fn apply_time_zero(
             "must be between 0 and 1 (a fraction of each trace's peak)",
         ));
     }
-    if !(dt_ns > 0.0) {
+    if !(dt_ns.is_finite() && dt_ns > 0.0) {
         return Err(GprError::invalid(step, "dt_ns", dt_ns, "must be positive"));
     }
     let picks = pick_first_breaks(data, params.threshold_fraction, skip_samples);

@@ -206,7 +206,7 @@ pub fn semblance_panel(
     }
     let t_first = time_ns[0];
     let dt = time_ns[1] - time_ns[0];
-    if !(dt > 0.0) {
+    if !(dt.is_finite() && dt > 0.0) {
         return Err(GprError::invalid(
             step,
             "time axis step",
@@ -214,7 +214,10 @@ pub fn semblance_panel(
             "must increase",
         ));
     }
-    if let Some(v) = velocities_m_per_ns.iter().find(|v| !(**v > 0.0)) {
+    if let Some(v) = velocities_m_per_ns
+        .iter()
+        .find(|v| !(v.is_finite() && **v > 0.0))
+    {
         return Err(GprError::invalid(step, "velocity", v, "must be positive"));
     }
     let c = Cols::from_view(gather);
@@ -423,7 +426,7 @@ pub fn analyse_gather(
         notes.push("positions are trace numbers, so the offsets are not in metres".to_string());
     }
     let (vmin, vmax, dv) = params.velocity_range_m_per_ns;
-    if !(vmin > 0.0 && vmax > vmin && dv > 0.0) {
+    if !(vmin.is_finite() && vmin > 0.0 && vmax > vmin && dv.is_finite() && dv > 0.0) {
         return Err(GprError::invalid(
             step,
             "velocity_range_m_per_ns",
