@@ -3,8 +3,8 @@
 //! Exploding-reflector model: two-way-time data recorded with velocity `v` behave like
 //! one-way data with `v_e = v/2`. With `D(k_x, ω)` the 2-D Fourier transform of the section
 //! and the migrated image expressed in vertical two-way time `τ = 2z/v` (frequency `ω_τ =
-//! v_e·k_z`), Stolt's mapping is (Stolt 1978 eq. 29; Yilmaz 2001, *Seismic Data Analysis*,
-//! §4.3, eq. 4-35):
+//! v_e·k_z`), Stolt's mapping is (Stolt 1978; Yilmaz 2001, *Seismic Data Analysis*, §4.3,
+//! "Frequency-wavenumber migration"):
 //!
 //! `M(k_x, ω_τ) = D(k_x, ω(ω_τ)) · ω_τ / ω(ω_τ)`, `ω(ω_τ) = sign(ω_τ)·√(ω_τ² + v_e²·k_x²)`,
 //!

@@ -166,7 +166,7 @@ pub struct VelocityPick {
     pub gather: String,
 }
 
-/// Semblance (Neidell & Taner 1971, Geophysics 36(3), eq. 8) over a window of `2w + 1`
+/// Semblance (Neidell & Taner 1971, Geophysics 36(3), 482–497) over a window of `2w + 1`
 /// samples around each `t0`:
 ///
 /// `S(t0, v) = Σ_k (Σ_x a(x, t_k(x)))² / (M · Σ_k Σ_x a(x, t_k(x))²)`,
