@@ -9,9 +9,9 @@
 //! `M(k_x, ω_τ) = D(k_x, ω(ω_τ)) · ω_τ / ω(ω_τ)`, `ω(ω_τ) = sign(ω_τ)·√(ω_τ² + v_e²·k_x²)`,
 //!
 //! followed by the inverse transform. `D` is sampled on a regular ω grid and read at
-//! `ω(ω_τ)` by linear interpolation; the section is zero-padded to twice its length in time
-//! and to at least 1.5 times its width in x (powers of two) to limit interpolation error and
-//! wrap-around. Energy with `|ω| < v_e|k_x|` (evanescent) cannot reach the image. A sub-sample
+//! `ω(ω_τ)` by linear interpolation; the section is zero-padded to at least twice its length
+//! in time and 1.5 times its width in x (to lengths 2^a·3^b·5^c) to limit interpolation error
+//! and wrap-around. Energy with `|ω| < v_e|k_x|` (evanescent) cannot reach the image. A sub-sample
 //! time-zero offset is removed exactly by the phase shift `e^{iω·f·dt}` before the mapping,
 //! so the output's sample 0 is time zero.
 
@@ -29,6 +29,11 @@ use super::line::GprError;
 /// `dt_ns`, time zero at fractional sample `time_zero_sample`) with velocity
 /// `velocity_m_per_ns` (module docs). The output has the input's shape, sample 0 at time
 /// zero, and the vertical axis in two-way time `τ_i = i·dt`.
+///
+/// Implementation: the section is real, so its 2-D spectrum is Hermitian and only
+/// `ω ≥ 0` is computed and mapped. Time transforms pack two real traces into one complex
+/// FFT (`z = x₁ + i·x₂`, `X₁(k) = (Z(k) + Z*(N−k))/2`, `X₂(k) = (Z(k) − Z*(N−k))/(2i)`)
+/// and the inverse rebuilds two traces from one complex FFT the same way.
 pub fn stolt_migration(
     data: ArrayView2<f64>,
     dt_ns: f64,
@@ -46,7 +51,7 @@ pub fn stolt_migration(
             return Err(GprError::invalid(step, name, v, "must be positive"));
         }
     }
-    if !(time_zero_sample.is_finite()) {
+    if !time_zero_sample.is_finite() {
         return Err(GprError::invalid(
             step,
             "time_zero_sample",
@@ -61,85 +66,157 @@ pub fn stolt_migration(
             format!("needs at least 2 samples and 2 traces, the section is {ns} × {ntr}"),
         ));
     }
-    let nt = (2 * ns).next_power_of_two();
-    let nx = (ntr + ntr / 2).next_power_of_two();
+    let nt = fast_len(2 * ns).max(4) & !1; // even, so the Nyquist bin exists
+    let nx = fast_len(ntr + ntr / 2);
+    let nw = nt / 2 + 1; // ω ≥ 0 bins
     let mut planner = FftPlanner::<f64>::new();
     let fft_t = planner.plan_fft_forward(nt);
     let ifft_t = planner.plan_fft_inverse(nt);
     let fft_x = planner.plan_fft_forward(nx);
     let ifft_x = planner.plan_fft_inverse(nx);
+    let zero = Complex64::new(0.0, 0.0);
 
-    // (a) [t][x] rows, zero-padded; (b) FFT along x for the ns rows that hold data.
+    // (a) Time spectra (ω ≥ 0) of every trace, two traces per complex FFT.
     let c = Cols::from_view(data);
-    let mut tx = vec![Complex64::new(0.0, 0.0); nt * nx];
-    for (j, tr) in c.buf.chunks(ns).enumerate() {
-        for (i, v) in tr.iter().enumerate() {
-            tx[i * nx + j] = Complex64::new(*v, 0.0);
+    let traces: Vec<&[f64]> = c.buf.chunks(ns).collect();
+    let spectra: Vec<(Vec<Complex64>, Vec<Complex64>)> = traces
+        .par_chunks(2)
+        .map(|pair| {
+            let mut z = vec![zero; nt];
+            for (i, v) in pair[0].iter().enumerate() {
+                z[i].re = *v;
+            }
+            if let Some(second) = pair.get(1) {
+                for (i, v) in second.iter().enumerate() {
+                    z[i].im = *v;
+                }
+            }
+            fft_t.process(&mut z);
+            let mut x1 = vec![zero; nw];
+            let mut x2 = vec![zero; nw];
+            for k in 0..nw {
+                let a = z[k];
+                let b = z[(nt - k) % nt].conj();
+                x1[k] = (a + b) * 0.5;
+                x2[k] = (a - b) * Complex64::new(0.0, -0.5);
+            }
+            (x1, x2)
+        })
+        .collect();
+    // (b) Rows of constant ω, padded in x; FFT along x.
+    let mut wx = vec![zero; nw * nx];
+    for (p, (x1, x2)) in spectra.iter().enumerate() {
+        let j = 2 * p;
+        for k in 0..nw {
+            wx[k * nx + j] = x1[k];
+            if j + 1 < ntr {
+                wx[k * nx + j + 1] = x2[k];
+            }
         }
     }
-    fft_rows(&mut tx[..ns * nx], nx, &fft_x);
-    // (c) transpose to [kx][ω] and FFT along t.
-    let mut kw = transpose(&tx, nt, nx);
-    drop(tx);
-    fft_rows(&mut kw, nt, &fft_t);
-
-    // (d) Stolt mapping per kx row.
+    drop(spectra);
+    fft_rows(&mut wx, nx, &fft_x);
+    // (c) Rows of constant kx.
+    let mut kw = transpose(&wx, nw, nx);
+    drop(wx);
+    // (d) Stolt mapping for ω_τ ≥ 0, with the sub-sample time-zero phase shift.
     let ve = 0.5 * velocity_m_per_ns; // m/ns
     let df = 1.0 / (nt as f64 * dt_ns); // GHz per bin
     let dk = 1.0 / (nx as f64 * dx_m); // cycles per metre per bin
-    let half = nt / 2;
+    let half = (nt / 2) as f64;
     let shift = time_zero_sample * dt_ns; // ns
-    kw.par_chunks_mut(nt).enumerate().for_each(|(jk, row)| {
-        let kxc = signed_bin(jk, nx) as f64 * dk; // cycles per metre
-        let fk = ve * kxc; // GHz: the frequency of a wave along x at this kx
-        // Phase shift for the sub-sample time zero: D(ω)·e^{iωf·dt}.
+    kw.par_chunks_mut(nw).enumerate().for_each(|(jk, row)| {
+        let fk = ve * signed_bin(jk, nx) as f64 * dk; // GHz
         if shift != 0.0 {
-            for (j, v) in row.iter_mut().enumerate() {
-                let f = signed_bin(j, nt) as f64 * df;
-                *v *= Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * f * shift);
+            for (k, v) in row.iter_mut().enumerate() {
+                *v *=
+                    Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * k as f64 * df * shift);
             }
         }
         let src: Vec<Complex64> = row.to_vec();
-        for (j, out) in row.iter_mut().enumerate() {
-            let b = signed_bin(j, nt) as f64; // output frequency in bins (ω_τ)
-            let f_tau = b * df;
+        for (k, out) in row.iter_mut().enumerate() {
+            let f_tau = k as f64 * df;
             let f_in = (f_tau * f_tau + fk * fk).sqrt();
             if f_in == 0.0 {
                 *out = src[0]; // kx = 0, ω = 0: the mean stays
                 continue;
             }
-            let bin_in = f_in / df; // ≥ |b|
-            if bin_in >= half as f64 {
-                *out = Complex64::new(0.0, 0.0);
+            let bin_in = f_in / df; // ≥ k
+            if bin_in >= half {
+                *out = zero;
                 continue;
             }
             let lo = bin_in.floor() as usize;
             let w = bin_in - lo as f64;
-            let at = |k: usize| -> Complex64 {
-                // Positive frequency bin k, or its negative twin for ω_τ < 0.
-                if b >= 0.0 { src[k] } else { src[(nt - k) % nt] }
-            };
-            let value = at(lo) * (1.0 - w) + at(lo + 1) * w;
-            *out = value * (f_tau.abs() / f_in);
+            *out = (src[lo] * (1.0 - w) + src[lo + 1] * w) * (f_tau / f_in);
         }
     });
-    // (e) inverse along ω → τ, (f) transpose to [τ][kx] and inverse along kx for τ < ns.
-    fft_rows(&mut kw, nt, &ifft_t);
-    let mut tk = transpose(&kw, nx, nt);
+    // (e) Back to rows of constant ω, inverse FFT along kx.
+    let mut wx = transpose(&kw, nx, nw);
     drop(kw);
-    fft_rows(&mut tk[..ns * nx], nx, &ifft_x);
+    fft_rows(&mut wx, nx, &ifft_x);
+    // (f) Each pair of output traces from one complex inverse FFT of X₁ + i·X₂ (Hermitian
+    // extension to ω < 0; the DC and Nyquist bins are real for a real image).
     let scale = 1.0 / (nt as f64 * nx as f64);
+    let pairs: Vec<(usize, Vec<f64>, Vec<f64>)> = (0..ntr.div_ceil(2))
+        .into_par_iter()
+        .map(|p| {
+            let j = 2 * p;
+            let col = |jj: usize, k: usize| -> Complex64 {
+                if jj >= ntr {
+                    return zero;
+                }
+                let v = wx[k * nx + jj];
+                if k == 0 || k == nt / 2 {
+                    Complex64::new(v.re, 0.0)
+                } else {
+                    v
+                }
+            };
+            let mut z = vec![zero; nt];
+            for k in 0..nw {
+                let a = col(j, k);
+                let b = col(j + 1, k);
+                z[k] = a + Complex64::new(0.0, 1.0) * b;
+                if k > 0 && k < nt - k {
+                    z[nt - k] = a.conj() + Complex64::new(0.0, 1.0) * b.conj();
+                }
+            }
+            ifft_t.process(&mut z);
+            let t1: Vec<f64> = z[..ns].iter().map(|v| v.re * scale).collect();
+            let t2: Vec<f64> = z[..ns].iter().map(|v| v.im * scale).collect();
+            (j, t1, t2)
+        })
+        .collect();
     let mut out = Cols {
         ns,
         ntr,
         buf: vec![0.0; ns * ntr],
     };
-    for (j, col) in out.buf.chunks_mut(ns).enumerate() {
-        for (i, v) in col.iter_mut().enumerate() {
-            *v = tk[i * nx + j].re * scale;
+    for (j, t1, t2) in pairs {
+        out.buf[j * ns..(j + 1) * ns].copy_from_slice(&t1);
+        if j + 1 < ntr {
+            out.buf[(j + 1) * ns..(j + 2) * ns].copy_from_slice(&t2);
         }
     }
     Ok(out.into_array())
+}
+
+/// The smallest `2^a·3^b·5^c ≥ n` (a length rustfft transforms quickly).
+pub fn fast_len(n: usize) -> usize {
+    let mut m = n.max(1);
+    loop {
+        let mut r = m;
+        for p in [2, 3, 5] {
+            while r.is_multiple_of(p) {
+                r /= p;
+            }
+        }
+        if r == 1 {
+            return m;
+        }
+        m += 1;
+    }
 }
 
 /// Bin `j` of an `n`-point FFT as a signed index (−n/2 … n/2 − 1).
