@@ -125,12 +125,14 @@ pub fn stolt_migration(
     let dk = 1.0 / (nx as f64 * dx_m); // cycles per metre per bin
     let half = (nt / 2) as f64;
     let shift = time_zero_sample * dt_ns; // ns
+    let phase: Vec<Complex64> = (0..nw)
+        .map(|k| Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * k as f64 * df * shift))
+        .collect();
     kw.par_chunks_mut(nw).enumerate().for_each(|(jk, row)| {
         let fk = ve * signed_bin(jk, nx) as f64 * dk; // GHz
         if shift != 0.0 {
-            for (k, v) in row.iter_mut().enumerate() {
-                *v *=
-                    Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * k as f64 * df * shift);
+            for (v, p) in row.iter_mut().zip(&phase) {
+                *v *= p;
             }
         }
         let src: Vec<Complex64> = row.to_vec();
