@@ -98,6 +98,15 @@ pub fn topographic_correction(
         .map(|e| ((top - e) / depth_step_m).round() as usize)
         .collect();
     let max_shift = shifts.iter().copied().max().unwrap_or(0);
+    if max_shift > 20 * ns.max(1000) {
+        return Err(GprError::not_applicable(
+            step,
+            format!(
+                "the surface elevation varies by {:.1} m, {max_shift} rows of {depth_step_m} m: check the topography's units",
+                max_shift as f64 * depth_step_m
+            ),
+        ));
+    }
     let rows = ns + max_shift;
     let c = Cols::from_view(data);
     let mut out = Cols {

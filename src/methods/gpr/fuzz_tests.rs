@@ -175,3 +175,94 @@ fn read_summary_claims_radar_files_only() {
     assert!(read_summary(Path::new("survey.edi")).is_none());
     assert!(read_summary(Path::new("/nonexistent/notes.txt")).is_none());
 }
+
+fn small_line(ns: usize, ntr: usize, seed: u64) -> GprLine {
+    let data = ndarray::Array2::from_shape_fn((ns, ntr), |(i, j)| {
+        let h = (i as u64 * 31 + j as u64 * 17 + seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        ((h >> 40) as f64 / (1u64 << 24) as f64) - 0.5 + ricker(i as f64 * 0.1 - 3.0, 0.4)
+    });
+    GprLine {
+        file: "fuzz.dzt".into(),
+        format: GprFormat::GssiDzt,
+        format_guessed: false,
+        data,
+        n_samples: ns,
+        n_traces: ntr,
+        sample_interval_ns: 0.1,
+        time_window_ns: ns as f64 * 0.1,
+        time_zero_sample: 0.0,
+        positions_m: (0..ntr).map(|j| j as f64 * 0.05).collect(),
+        positions_guessed: false,
+        antenna: None,
+        antenna_frequency_mhz: Some(400.0),
+        antenna_separation_m: Some(0.1),
+        header_permittivity: Some(6.0),
+        header_samples: 2,
+        marks: vec![],
+        survey_kind: SurveyKind::CommonOffset,
+        survey_kind_guessed: true,
+        header: serde_json::Value::Null,
+        notes: vec![],
+    }
+}
+
+fn step<T>(v: Option<T>, off: bool) -> process::Step<T> {
+    match (v, off) {
+        (_, true) => process::Step::Off,
+        (Some(v), false) => process::Step::Set(v),
+        (None, false) => process::Step::Default,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Processing parameters are user data too (they come from a JSON config): any values
+    /// give Ok or Err, never a panic.
+    #[test]
+    fn processing_never_panics(
+        ns in 2usize..80, ntr in 1usize..40, seed in any::<u64>(),
+        dewow in proptest::option::of(0usize..200), dewow_off in any::<bool>(),
+        agc in proptest::option::of(0usize..200), agc_off in any::<bool>(),
+        tpow in proptest::option::of(-2.0f64..20.0),
+        bp in proptest::option::of((-100.0f64..3000.0, -100.0f64..6000.0, 0usize..10)),
+        bg in proptest::option::of(0usize..60), bg_off in any::<bool>(),
+        tz in proptest::option::of(-5.0f64..100.0), tz_thr in proptest::option::of(-0.5f64..1.5),
+        v in proptest::option::of(-0.5f64..0.5), migrate in any::<bool>(),
+        topo in proptest::option::of(proptest::collection::vec((-10.0f64..10.0, -1e3f64..1e3), 0..6)),
+    ) {
+        let line = small_line(ns, ntr, seed);
+        let time_zero = match (tz, tz_thr) {
+            (Some(s), _) => process::Step::Set(process::TimeZeroMethod::Sample(s)),
+            (None, Some(t)) => process::Step::Set(process::TimeZeroMethod::FirstBreak(
+                timezero::TimeZeroParams { threshold_fraction: t, ..Default::default() })),
+            _ => process::Step::Default,
+        };
+        let topography = topo.map(|pts| {
+            let mut pts = pts;
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            pts.dedup_by(|a, b| a.0 == b.0);
+            sidefiles::Topography {
+                file: "t.txt".into(),
+                distance_m: pts.iter().map(|p| p.0).collect(),
+                elevation_m: pts.iter().map(|p| p.1).collect(),
+                local_xy_m: None, trace_index: None, notes: vec![],
+            }
+        });
+        let params = process::ProcessingParams {
+            time_zero,
+            dewow_window_samples: step(dewow, dewow_off),
+            bandpass: step(bp.map(|(l, h, o)| bandpass::BandpassParams { low_mhz: l, high_mhz: h, order: o }), false),
+            background: step(bg.map(|t| filters::BackgroundWindow::Running { traces: t }), bg_off),
+            tpow_power: step(tpow, false),
+            agc_window_samples: step(agc, agc_off),
+            migrate,
+            velocity: v.map(|v| velocity::VelocitySource::Request { velocity_m_per_ns: v }),
+            topography,
+        };
+        if let Ok(p) = process::process_line(&line, &params) {
+            prop_assert_eq!(p.data.dim(), (p.n_samples, p.n_traces));
+            prop_assert_eq!(p.vertical_axis().len(), p.n_samples);
+        }
+    }
+}

@@ -476,7 +476,7 @@ pub fn process_line(line: &GprLine, params: &ProcessingParams) -> Result<Process
         match dewow_w {
             Some(w) => format!(
                 "running mean over {} samples removed ({:.2} ns){}",
-                2 * w.div_ceil(2) + 1,
+                w.div_ceil(2).saturating_mul(2).saturating_add(1),
                 w as f64 * dt,
                 if why.is_empty() {
                     String::new()
@@ -652,7 +652,7 @@ pub fn process_line(line: &GprLine, params: &ProcessingParams) -> Result<Process
         Step::Set(w) => (Some(w), "user", String::new()),
         Step::Default => match period_samples(line.antenna_frequency_mhz, dt) {
             Some(p) => (
-                Some((3 * p).max(3)),
+                Some(p.saturating_mul(3).max(3)),
                 "default",
                 "three periods of the nominal antenna frequency".to_string(),
             ),
@@ -673,7 +673,7 @@ pub fn process_line(line: &GprLine, params: &ProcessingParams) -> Result<Process
         by,
         agc_w.is_some(),
         match agc_w {
-            Some(w) => format!("each sample divided by the L2 norm of a {}-sample window{}; relative amplitudes are not preserved", 2 * w.div_ceil(2) + 1, if why.is_empty() { String::new() } else { format!(" ({why})") }),
+            Some(w) => format!("each sample divided by the L2 norm of a {}-sample window{}; relative amplitudes are not preserved", w.div_ceil(2).saturating_mul(2).saturating_add(1), if why.is_empty() { String::new() } else { format!(" ({why})") }),
             None => "off".to_string(),
         },
         t,
