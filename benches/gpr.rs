@@ -25,14 +25,22 @@ fn dzt() -> GprLine {
 
 /// Every step: header-sample blanking, first-break time zero, dewow, band-pass, background
 /// removal, t^1 gain, Stolt migration (v = c/√6 from the header), AGC, depth, topography.
-fn all_steps(line: &GprLine) -> process::ProcessingParams {
+fn all_steps(
+    line: &GprLine,
+) -> (
+    process::ProcessingParams,
+    Option<velocity::VelocitySource>,
+    sidefiles::Topography,
+) {
     let topo = field_data::data("gpr/gprpy/GSSI_FILE____032.txt").expect("topography");
-    process::ProcessingParams {
-        tpow_power: process::Step::Set(1.0),
-        velocity: line.header_velocity_source(),
-        topography: Some(sidefiles::read_topography(&topo).expect("topography reads")),
-        ..Default::default()
-    }
+    (
+        process::ProcessingParams {
+            tpow_power: process::Step::Set(1.0),
+            ..Default::default()
+        },
+        line.header_velocity_source(),
+        sidefiles::read_topography(&topo).expect("topography reads"),
+    )
 }
 
 #[divan::bench(sample_count = 20)]
@@ -43,18 +51,20 @@ fn read_dzt_1040_traces() -> GprLine {
 #[divan::bench(sample_count = 20)]
 fn process_every_step_1040_traces(bencher: Bencher) {
     let line = dzt();
-    let params = all_steps(&line);
-    bencher.bench(|| process::process_line(&line, &params).expect("processes"));
+    let (params, v, topo) = all_steps(&line);
+    bencher.bench(|| {
+        process::process_line(&line, &params, v.as_ref(), Some(&topo)).expect("processes")
+    });
 }
 
 #[divan::bench(sample_count = 20)]
 fn read_and_process_every_step(bencher: Bencher) {
     let probe = dzt();
-    let params = all_steps(&probe);
+    let (params, v, topo) = all_steps(&probe);
     let path = dzt_path();
     bencher.bench(|| {
         let line = gpr::dzt::read_dzt(&path).expect("reads");
-        process::process_line(&line, &params).expect("processes")
+        process::process_line(&line, &params, v.as_ref(), Some(&topo)).expect("processes")
     });
 }
 

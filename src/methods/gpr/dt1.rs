@@ -2,8 +2,8 @@
 //!
 //! * `.HD` is ASCII: a file tag line (`1234`), the system line, the date, then `KEY = value`
 //!   lines (`NUMBER OF TRACES`, `NUMBER OF PTS/TRC`, `TIMEZERO AT POINT`, `TOTAL TIME WINDOW`
-//!   [ns], `STARTING POSITION`, `FINAL POSITION`, `STEP SIZE USED`, `POSITION UNITS`,
-//!   `NOMINAL FREQUENCY` [MHz], `ANTENNA SEPARATION`, `SURVEY MODE`, …).
+//!   (ns), `STARTING POSITION`, `FINAL POSITION`, `STEP SIZE USED`, `POSITION UNITS`,
+//!   `NOMINAL FREQUENCY` (MHz), `ANTENNA SEPARATION`, `SURVEY MODE`, …).
 //! * `.DT1` is, for every trace, a 128-byte header of 32 little-endian float32 words
 //!   (0 trace number, 1 position, 2 points per trace, 3 topography, 5 bytes per point,
 //!   6 time window, 7 stacks, …, a 28-byte comment at the end) followed by the samples as

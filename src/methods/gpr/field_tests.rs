@@ -316,7 +316,8 @@ fn dzt_chain_end_to_end() {
     let topo_path = crate::require_data!("gpr/gprpy/GSSI_FILE____032.txt");
     let line = dzt::read_dzt(&path).unwrap();
 
-    let timeline = process::process_line(&line, &process::ProcessingParams::default()).unwrap();
+    let params = process::ProcessingParams::default();
+    let timeline = process::process_line(&line, &params, None, None).unwrap();
     assert_eq!(timeline.domain, process::Domain::TwoWayTime);
     let why = timeline.why_two_way_time.clone().unwrap();
     assert!(why.contains("no velocity"), "{why}");
@@ -354,11 +355,8 @@ fn dzt_chain_end_to_end() {
     assert_eq!(timeline.n_samples, 512 - 50);
     eprintln!("time zero: {}", tz.detail);
 
-    let mut params = process::ProcessingParams {
-        velocity: line.header_velocity_source(),
-        ..Default::default()
-    };
-    let depth = process::process_line(&line, &params).unwrap();
+    let header_v = line.header_velocity_source();
+    let depth = process::process_line(&line, &params, header_v.as_ref(), None).unwrap();
     assert_eq!(depth.domain, process::Domain::Depth);
     let v = depth.velocity.as_ref().unwrap();
     assert!((v.velocity_m_per_ns - 0.299_792_458 / 6f64.sqrt()).abs() < 1e-15);
@@ -375,8 +373,10 @@ fn dzt_chain_end_to_end() {
             .any(|s| s.step == "migration" && s.applied)
     );
 
-    params.topography = Some(sidefiles::read_topography(&topo_path).unwrap());
-    let elev = process::process_line(&line, &params).unwrap();
+    let topo = sidefiles::read_topography(&topo_path).unwrap();
+    let elev = process::process_line(&line, &params, header_v.as_ref(), Some(&topo)).unwrap();
+    assert_eq!(elev.recipe.steps[9].chosen_by, "user");
+    assert_eq!(elev.recipe.steps[8].chosen_by, "header");
     assert_eq!(elev.domain, process::Domain::Elevation);
     // The topography rises from 18.749 m to ~19.9 m over the line: the top row is the
     // highest surface under a trace (the line is 20.8 m long, the table 23.9 m).
@@ -410,17 +410,15 @@ fn dzt_chain_end_to_end() {
 fn out_of_range_velocity_is_refused() {
     let path = crate::require_data!("gpr/gprpy/SnS_ComOffs_XLINE00.DT1");
     let line = dt1::read_dt1(&path).unwrap();
-    let params = process::ProcessingParams {
-        velocity: Some(velocity::VelocitySource::Request {
-            velocity_m_per_ns: 0.5,
-        }),
-        ..Default::default()
+    let params = process::ProcessingParams::default();
+    let v = velocity::VelocitySource::Request {
+        velocity_m_per_ns: 0.5,
     };
-    let e = process::process_line(&line, &params).unwrap_err();
+    let e = process::process_line(&line, &params, Some(&v), None).unwrap_err();
     assert!(matches!(e, GprError::VelocityRefused { .. }), "{e}");
     assert!(e.to_string().contains("speed of light"), "{e}");
     // The pulseEKKO line uses the header's time zero (3.18 samples) by default.
-    let p = process::process_line(&line, &process::ProcessingParams::default()).unwrap();
+    let p = process::process_line(&line, &params, None, None).unwrap();
     assert_eq!(p.recipe.steps[0].step, "time_zero");
     assert_eq!(p.recipe.steps[0].chosen_by, "header");
     assert_eq!(p.n_samples, 1500 - 3);

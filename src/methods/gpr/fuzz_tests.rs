@@ -257,10 +257,9 @@ proptest! {
             tpow_power: step(tpow, false),
             agc_window_samples: step(agc, agc_off),
             migrate,
-            velocity: v.map(|v| velocity::VelocitySource::Request { velocity_m_per_ns: v }),
-            topography,
         };
-        if let Ok(p) = process::process_line(&line, &params) {
+        let v = v.map(|v| velocity::VelocitySource::Request { velocity_m_per_ns: v });
+        if let Ok(p) = process::process_line(&line, &params, v.as_ref(), topography.as_ref()) {
             prop_assert_eq!(p.data.dim(), (p.n_samples, p.n_traces));
             prop_assert_eq!(p.vertical_axis().len(), p.n_samples);
         }

@@ -8,8 +8,11 @@
 //!
 //! * [`read_line`] — any supported radar file → [`GprLine`];
 //! * [`read_summary`] — the CLI's `read <file>` answer;
-//! * [`process::process_line`] with [`process::ProcessingParams`] → [`process::ProcessedLine`]
-//!   (`write_npz`, `write_recipe_json`, `write_radargram_png`);
+//! * [`process::process_line`]`(line, params, velocity, topography)` with
+//!   [`process::ProcessingParams`] (numbers and switches: the runtime's `gpr_params`), an
+//!   explicit `Option<&VelocitySource>` (never part of the adjustable parameters) and an
+//!   optional [`sidefiles::Topography`] → [`process::ProcessedLine`] (`write_npz`,
+//!   `write_recipe_json`, `write_radargram_png`, `summary`);
 //! * [`velocity::analyse_gather`] for a CMP/WARR line → a [`velocity::VelocityPick`] to pass
 //!   back as [`velocity::VelocitySource::Semblance`];
 //! * [`sidefiles::read_topography`] / [`sidefiles::read_gps`] for side files.

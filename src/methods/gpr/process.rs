@@ -54,8 +54,11 @@ pub enum TimeZeroMethod {
     Sample(f64),
 }
 
-/// Parameters of [`process_line`]. Every field defaults to `Default` (see the step docs for
-/// each default rule); unknown keys are refused when read from JSON.
+/// Parameters of [`process_line`]: numbers and switches only (the runtime may adjust them
+/// as `gpr_params`). The velocity and the topography are not here on purpose: they are
+/// arguments of [`process_line`], because a depth needs a velocity somebody gave, not one a
+/// settings change chose. Every field defaults to `Default` (see each field for the rule);
+/// unknown keys are refused when read from JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ProcessingParams {
@@ -78,10 +81,6 @@ pub struct ProcessingParams {
     pub agc_window_samples: Step<usize>,
     /// Migrate when a velocity is given (default true).
     pub migrate: bool,
-    /// Where the velocity comes from; `None` keeps the line in two-way time.
-    pub velocity: Option<VelocitySource>,
-    /// Surface elevation along the line, for the topographic correction (needs a velocity).
-    pub topography: Option<Topography>,
 }
 
 impl Default for ProcessingParams {
@@ -94,8 +93,6 @@ impl Default for ProcessingParams {
             tpow_power: Step::Default,
             agc_window_samples: Step::Default,
             migrate: true,
-            velocity: None,
-            topography: None,
         }
     }
 }
@@ -321,8 +318,15 @@ fn period_samples(f_mhz: Option<f64>, dt_ns: f64) -> Option<usize> {
         .map(|f| ((1000.0 / f) / dt_ns).round().max(1.0) as usize)
 }
 
-/// Run the chain (module docs) on a line.
-pub fn process_line(line: &GprLine, params: &ProcessingParams) -> Result<ProcessedLine, GprError> {
+/// Run the chain (module docs) on a line. `velocity`: who gave the velocity (`None` keeps
+/// the line in two-way time); `topography`: the surface elevation along the line (used only
+/// with a velocity).
+pub fn process_line(
+    line: &GprLine,
+    params: &ProcessingParams,
+    velocity: Option<&VelocitySource>,
+    topography: Option<&Topography>,
+) -> Result<ProcessedLine, GprError> {
     if line.n_samples < 2 || line.n_traces == 0 {
         return Err(GprError::not_applicable(
             "processing",
@@ -340,7 +344,13 @@ pub fn process_line(line: &GprLine, params: &ProcessingParams) -> Result<Process
         ));
     }
     // Refuse an out-of-range velocity before any work.
-    let velocity = params.velocity.as_ref().map(resolve_velocity).transpose()?;
+    let velocity_by = match velocity {
+        Some(VelocitySource::Request { .. }) => "user",
+        Some(VelocitySource::HeaderPermittivity { .. }) => "header",
+        Some(VelocitySource::Semblance(_)) => "analysis",
+        None => "default",
+    };
+    let velocity = velocity.map(resolve_velocity).transpose()?;
     let mut rec = Recorder { steps: Vec::new() };
     let mut data = line.data.clone();
     let mut tz = line.time_zero_sample;
@@ -631,7 +641,7 @@ pub fn process_line(line: &GprLine, params: &ProcessingParams) -> Result<Process
                     "migration",
                     "methods::gpr::migration::stolt_migration",
                     serde_json::json!({ "velocity_m_per_ns": v.velocity_m_per_ns, "dx_m": dx, "dt_ns": dt }),
-                    if params.velocity.is_some() { "user" } else { "default" },
+                    velocity_by,
                     true,
                     format!(
                         "Stolt f-k migration at a constant {:.4} m/ns, trace spacing {dx:.4} m{}",
@@ -710,7 +720,7 @@ pub fn process_line(line: &GprLine, params: &ProcessingParams) -> Result<Process
                 "time_to_depth",
                 "methods::gpr::depth::time_to_depth_m",
                 serde_json::json!({ "velocity_m_per_ns": vel }),
-                "user",
+                velocity_by,
                 true,
                 format!(
                     "d = v·t/2 with {}; {} rows of {:.4} m{}",
@@ -729,7 +739,7 @@ pub fn process_line(line: &GprLine, params: &ProcessingParams) -> Result<Process
 
     // Topography.
     let t = Instant::now();
-    match (&params.topography, &velocity) {
+    match (topography, &velocity) {
         (None, _) => rec.push(
             "topographic_correction",
             "methods::gpr::depth::topographic_correction",
@@ -842,17 +852,21 @@ mod tests {
 
     #[test]
     fn params_read_from_json_and_unknown_keys_are_refused() {
-        let p: ProcessingParams = serde_json::from_str(
-            r#"{"dewow_window_samples": {"set": 10}, "background": "off",
-                "velocity": {"kind": "request", "velocity_m_per_ns": 0.1}}"#,
-        )
-        .unwrap();
+        let p: ProcessingParams =
+            serde_json::from_str(r#"{"dewow_window_samples": {"set": 10}, "background": "off"}"#)
+                .unwrap();
         assert_eq!(p.dewow_window_samples, Step::Set(10));
         assert_eq!(p.background, Step::Off);
         assert_eq!(p.bandpass, Step::Default);
         assert!(p.migrate);
         let e = serde_json::from_str::<ProcessingParams>(r#"{"dewow": 10}"#).unwrap_err();
         assert!(e.to_string().contains("expected one of"), "{e}");
+        // A velocity cannot ride in on the adjustable parameters.
+        let e = serde_json::from_str::<ProcessingParams>(
+            r#"{"velocity": {"kind": "request", "velocity_m_per_ns": 0.1}}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("unknown field `velocity`"), "{e}");
     }
 
     /// With a velocity the diffractor is migrated to its apex and the axis is depth:
@@ -868,12 +882,12 @@ mod tests {
             agc_window_samples: Step::Off,
             bandpass: Step::Off,
             dewow_window_samples: Step::Off,
-            velocity: Some(VelocitySource::Request {
-                velocity_m_per_ns: 0.1,
-            }),
             ..Default::default()
         };
-        let p = process_line(&line, &params).unwrap();
+        let v = VelocitySource::Request {
+            velocity_m_per_ns: 0.1,
+        };
+        let p = process_line(&line, &params, Some(&v), None).unwrap();
         assert_eq!(p.domain, Domain::Depth);
         assert_eq!(p.vertical_first, 0.0);
         assert!((p.vertical_step - 0.005).abs() < 1e-15);
@@ -889,14 +903,7 @@ mod tests {
         assert!((depth - 1.0).abs() <= 3.0 * 0.005 + 1e-12, "depth {depth}");
         assert!((at.1 as i64 - 80).abs() <= 1, "trace {}", at.1);
         // Without a velocity: two-way time, no migration, and the reason.
-        let p2 = process_line(
-            &line,
-            &ProcessingParams {
-                velocity: None,
-                ..params
-            },
-        )
-        .unwrap();
+        let p2 = process_line(&line, &params, None, None).unwrap();
         assert_eq!(p2.domain, Domain::TwoWayTime);
         assert!(
             p2.why_two_way_time
@@ -918,7 +925,7 @@ mod tests {
         let mut line = synthetic();
         line.data = Array2::zeros((400, 0));
         line.n_traces = 0;
-        let e = process_line(&line, &ProcessingParams::default()).unwrap_err();
+        let e = process_line(&line, &ProcessingParams::default(), None, None).unwrap_err();
         assert!(e.to_string().contains("nothing to process"), "{e}");
     }
 }
