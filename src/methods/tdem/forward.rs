@@ -16,8 +16,8 @@
 //!   TE vector potential of a horizontal current element, W&H eq. 4.137, integrated over both
 //!   wires). For the square the double line integral reduces to
 //!   Φ/I = (μ0/π)(2∫₀^L (L−u) g(u) du − 2∫₀^L (L−u) g(√(L²+u²)) du); for the circle
-//!   Φ/I = μ0 a² ∫₀^π cos ψ g(2a sin(ψ/2)) dψ. g is tabulated on the lagged-convolution grid
-//!   Rⱼ = R_max e^{−jΔ} (Anderson 1982), so all R share one set of λ.
+//!   Φ/I = μ0 a² ∫₀^π cos ψ g(2a sin(ψ/2)) dψ. How g is evaluated is explained at
+//!   `coincident_weights` (a lagged-convolution table, Anderson 1982, of a J1 transform).
 //!
 //! Time domain (step-off at t = 0, F the secondary response per ampere, F(0) = 0):
 //! B(t) = −(2/π) ∫₀^∞ Re F(ω)/ω sin(ωt) dω and −∂B/∂t = −(2/π) ∫₀^∞ Im F(ω) sin(ωt) dω
@@ -970,23 +970,31 @@ fn hankel_weights(system: &TemSystem) -> Result<(Vec<f64>, Vec<f64>), ForwardErr
     Ok((lambda, coef))
 }
 
-/// The coincident-loop weights: g(R) tabulated on Rⱼ = R_max e^{−jΔ} (Δ the Hankel filter's
-/// log step, so that λ = bᵢ/Rⱼ falls on one grid λₘ = b₀e^{mΔ}/R_max), then the loop
-/// integrals of the module docs by Gauss–Legendre quadrature (in ln u near the wire, where
-/// g varies on the skin-depth scale), g interpolated in ln R (4-point Lagrange).
+/// The coincident-loop weights.
+///
+/// The flux is Φ/I = Σ_p Q_p g(ρ_p) (the loop integrals of the module docs by
+/// Gauss–Legendre quadrature, in ln u near the wire where g varies on the skin-depth scale).
+/// Because ∮∮ dl·dl′ = 0 for a closed loop, g may be replaced by g(ρ) − g(0) =
+/// −∫₀^ρ q(s) ds with q(s) = ∫₀^∞ r_TE λ J1(λs) dλ (from J0(λρ) − 1 = −∫₀^ρ λ J1(λs) ds).
+/// This matters: g(0) ≈ −√(ωμ0σ) exceeds the flux by orders of magnitude at low frequencies,
+/// and the J0 filter cannot evaluate g at small ρ there (its kernel ~λ⁻² is not integrable
+/// at λ → 0), whereas q's kernel r_TE·λ is. q is tabulated by the J1 filter on the lagged
+/// grid sⱼ = s_max e^{−jΔ} (Δ the Hankel filter's log step, so λ = bᵢ/sⱼ falls on one grid
+/// λₘ = b₀e^{mΔ}/s_max), interpolated in ln s (4-point Lagrange) and integrated in ln s by
+/// Gauss–Legendre; below s_min, q ≈ q(s_min).
 fn coincident_weights(shape: &LoopShape, h: f64) -> (Vec<f64>, Vec<f64>) {
     let size = shape.size_m();
-    let r_max = match *shape {
+    let s_max = match *shape {
         LoopShape::Circle { radius_m } => 2.0 * radius_m,
         LoopShape::Square { side_m } => std::f64::consts::SQRT_2 * side_m,
     } * 1.02;
-    let r_min = 1e-4 * size;
+    let s_min = 1e-4 * size;
     let delta = HANKEL_LOG_STEP;
-    let n_r = ((r_max / r_min).ln() / delta).ceil() as usize + 3;
+    let n_s = ((s_max / s_min).ln() / delta).ceil() as usize + 3;
     let nb = HANKEL_BASE.len();
-    let n_lam = nb + n_r - 1;
+    let n_lam = nb + n_s - 1;
     let lam: Vec<f64> = (0..n_lam)
-        .map(|m| HANKEL_BASE[0] * (m as f64 * delta).exp() / r_max)
+        .map(|m| HANKEL_BASE[0] * (m as f64 * delta).exp() / s_max)
         .collect();
     // Quadrature points ρ_p (distances) and weights Q_p: flux/I = Σ Q_p g(ρ_p).
     let mut pts: Vec<(f64, f64)> = Vec::new();
@@ -1026,25 +1034,37 @@ fn coincident_weights(shape: &LoopShape, h: f64) -> (Vec<f64>, Vec<f64>) {
             }
         }
     }
-    // Weight of each table entry g_j.
-    let mut gw = vec![0.0; n_r];
-    let ln_rmax = r_max.ln();
-    for &(rho, q) in &pts {
-        let x = ln_rmax - rho.ln(); // = jΔ on the table
-        let (k, lw) = lagrange4(x, 0.0, delta, n_r);
+    // Φ/I = −Σ_p Q_p G(ρ_p), G(ρ) = ∫₀^ρ q ds = s_min q(s_min) + ∫_{ln s_min}^{ln ρ} q(e^v) e^v dv.
+    let mut qw = vec![0.0; n_s];
+    let ln_smax = s_max.ln();
+    let mut add = |s: f64, weight: f64, qw: &mut Vec<f64>| {
+        let (k, lw) = lagrange4(ln_smax - s.ln(), 0.0, delta, n_s);
         for m in 0..4 {
-            gw[k + m] += q * lw[m];
+            qw[k + m] += weight * lw[m];
         }
-    }
-    // g_j = (1/Rⱼ) Σᵢ w0ᵢ K(λ_{i+j}), K = r_TE e^{−2λh}.
-    let mut coef = vec![0.0; n_lam];
-    for (j, gwj) in gw.iter().enumerate() {
-        if *gwj == 0.0 {
+    };
+    let (gx, gwts) = gauss_legendre(32);
+    for &(rho, q) in &pts {
+        add(s_min, -q * s_min, &mut qw);
+        let (lo, hi) = (s_min.ln(), rho.ln());
+        if hi <= lo {
             continue;
         }
-        let rj = r_max * (-(j as f64) * delta).exp();
-        for (i, w0) in HANKEL_J0.iter().enumerate() {
-            coef[i + j] += gwj * w0 / rj;
+        let (mid, half) = (0.5 * (lo + hi), 0.5 * (hi - lo));
+        for (xi, wi) in gx.iter().zip(&gwts) {
+            let s = (mid + half * xi).exp();
+            add(s, -q * s * half * wi, &mut qw);
+        }
+    }
+    // q_j = (1/sⱼ) Σᵢ w1ᵢ λ_{i+j} K(λ_{i+j}), K = r_TE e^{−2λh}.
+    let mut coef = vec![0.0; n_lam];
+    for (j, qwj) in qw.iter().enumerate() {
+        if *qwj == 0.0 {
+            continue;
+        }
+        let sj = s_max * (-(j as f64) * delta).exp();
+        for (i, w1) in HANKEL_J1.iter().enumerate() {
+            coef[i + j] += qwj * w1 * lam[i + j] / sj;
         }
     }
     for (c, l) in coef.iter_mut().zip(&lam) {
@@ -1342,6 +1362,161 @@ mod tests {
                 i + 16,
                 v / MU0,
                 r[1]
+            );
+        }
+    }
+    #[test]
+    fn linear_ramp_matches_the_convolved_closed_form() {
+        // geophysics.md §5.3.2 asks for a 10 µs linear ramp-off. Reference: the ramp response
+        // of the half-space from Ward & Hohmann eq. 4.98 by convolution (module docs):
+        // −∂B/∂t_ramp(t) = (B(t) − B(t + τ))/τ and B_ramp(t) = (1/τ)∫_t^{t+τ} B(u) du
+        // (Simpson, 2000 intervals), times from the end of the ramp. Tolerance 1e-4; the
+        // piecewise-linear form [(0, 1), (τ, 0)] (times from the ramp start, SimPEG's
+        // RampOffWaveform) must give the same numbers at t + τ (1e-9).
+        let tau = 1e-5;
+        let times = log_times(21, 1e-5, 1e-2);
+        let mut sys = TemSystem::central_loop(20.0);
+        sys.waveform = Waveform::LinearRamp { ramp_s: tau };
+        let earth = LayeredEarth::halfspace(100.0).unwrap();
+        let db = Forward::new(&sys, &times, Quantity::DbDt)
+            .unwrap()
+            .response(&earth);
+        let b = Forward::new(&sys, &times, Quantity::B)
+            .unwrap()
+            .response(&earth);
+        let bz = |t: f64| analytic::central_loop_bz(100.0, 20.0, t);
+        for (i, &t) in times.iter().enumerate() {
+            let exact_db = (bz(t) - bz(t + tau)) / tau;
+            let n = 2000;
+            let h = tau / n as f64;
+            let simpson: f64 = (0..=n)
+                .map(|k| {
+                    let w = if k == 0 || k == n {
+                        1.0
+                    } else if k % 2 == 1 {
+                        4.0
+                    } else {
+                        2.0
+                    };
+                    w * bz(t + k as f64 * h)
+                })
+                .sum::<f64>()
+                * h
+                / 3.0;
+            let exact_b = simpson / tau;
+            assert!(
+                (db[i] / exact_db - 1.0).abs() < 1e-4,
+                "t={t}: {} vs {exact_db}",
+                db[i]
+            );
+            assert!(
+                (b[i] / exact_b - 1.0).abs() < 1e-4,
+                "t={t}: {} vs {exact_b}",
+                b[i]
+            );
+        }
+        sys.waveform = Waveform::PiecewiseLinear {
+            time_s: vec![0.0, tau],
+            current: vec![1.0, 0.0],
+        };
+        let shifted: Vec<f64> = times.iter().map(|t| t + tau).collect();
+        let db2 = Forward::new(&sys, &shifted, Quantity::DbDt)
+            .unwrap()
+            .response(&earth);
+        for (a, b) in db.iter().zip(&db2) {
+            assert!((a / b - 1.0).abs() < 1e-9);
+        }
+    }
+
+    /// J1(x) = (1/π)∫₀^π cos(θ − x sin θ) dθ by the trapezoid rule (exponentially convergent
+    /// for this periodic integrand; 400 points give ~1e-15 for x < 200).
+    fn bessel_j1(x: f64) -> f64 {
+        let n = 400;
+        let h = PI / n as f64;
+        let f = |th: f64| (th - x * th.sin()).cos();
+        (0..=n)
+            .map(|k| {
+                let w = if k == 0 || k == n { 0.5 } else { 1.0 };
+                w * f(k as f64 * h)
+            })
+            .sum::<f64>()
+            * h
+            / PI
+    }
+
+    #[test]
+    fn coincident_circle_matches_direct_bessel_quadrature() {
+        // Independent reference for the lagged g(R) table and the loop quadrature: for a
+        // circular coincident loop Φ/I = μ0 π a² ∫₀^∞ r_TE(λ) J1(λa)² dλ (the central-loop
+        // field integrated over the disc), by Simpson in ln λ (J1 from its integral
+        // representation), at 4 frequencies. Tolerance 1e-4 of |F| on a 3-layer earth.
+        let a = 25.0;
+        let mut sys = TemSystem::coincident_square(1.0);
+        sys.transmitter = LoopShape::Circle { radius_m: a };
+        let earth = LayeredEarth::new(vec![50.0, 5.0, 200.0], vec![15.0, 40.0]).unwrap();
+        let fwd = Forward::new(&sys, &[1e-4, 1e-3], Quantity::DbDt).unwrap();
+        let (sigma, thick) = conductances(&earth);
+        // Simpson in ln λ from 1e-7/a to 400/a (J1² ~ (λa/2)² below), 40 000 intervals.
+        let (lo, hi) = ((1e-7 / a).ln(), (400.0 / a).ln());
+        let n = 40_000;
+        let h = (hi - lo) / n as f64;
+        let nodes: Vec<(f64, f64)> = (0..=n)
+            .map(|k| {
+                let l = (lo + k as f64 * h).exp();
+                let wt = if k == 0 || k == n {
+                    1.0
+                } else if k % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                let j = bessel_j1(l * a);
+                (l, wt * j * j * l)
+            })
+            .collect();
+        for w in [1e2, 1e3, 1e4, 1e5] {
+            let ours = fwd.f_at(w, &sigma, &thick);
+            let sum: C64 = nodes
+                .iter()
+                .map(|(l, c)| *c * rte(*l, w * MU0, &sigma, &thick))
+                .sum();
+            let direct = MU0 * PI * a * a * sum * h / 3.0;
+            let rel = (ours - direct).norm() / direct.norm();
+            eprintln!("coincident circle ω={w}: rel diff {rel:.2e}");
+            assert!(
+                rel < 1e-4,
+                "ω={w}: ours {ours} vs direct {direct} ({rel:.2e})"
+            );
+        }
+    }
+
+    #[test]
+    fn coincident_square_reaches_the_late_time_rhoa() {
+        // A coincident 50 m square loop on a 100 Ω·m half-space: at late times the loop acts
+        // as a dipole pair, so the late-time ρa formula (A_tx = A_rx = 2500 m²,
+        // `analytic::late_time_rhoa_from_voltage`) must return 100 Ω·m (0.5 % at t ≥ 2 ms,
+        // where θL < 0.07); the equal-area circle agrees with the square there to 0.5 %.
+        let times = log_times(10, 2e-3, 1e-2);
+        let earth = LayeredEarth::halfspace(100.0).unwrap();
+        let sq = TemSystem::coincident_square(50.0);
+        let v = Forward::new(&sq, &times, Quantity::DbDt)
+            .unwrap()
+            .response(&earth);
+        let mut circ = sq.clone();
+        circ.transmitter = LoopShape::Circle {
+            radius_m: 50.0 / PI.sqrt(),
+        };
+        let vc = Forward::new(&circ, &times, Quantity::DbDt)
+            .unwrap()
+            .response(&earth);
+        for (i, &t) in times.iter().enumerate() {
+            let rhoa = analytic::late_time_rhoa_from_voltage(t, v[i], 2500.0, 2500.0).unwrap();
+            assert!((rhoa / 100.0 - 1.0).abs() < 5e-3, "t={t}: ρa {rhoa}");
+            assert!(
+                (v[i] / vc[i] - 1.0).abs() < 5e-3,
+                "t={t}: square {} circle {}",
+                v[i],
+                vc[i]
             );
         }
     }
