@@ -12,6 +12,9 @@ pub mod analytic;
 pub mod data;
 pub mod filters;
 pub mod forward;
+pub mod invert;
+pub mod linalg;
+pub mod line;
 pub mod readers;
 pub mod special;
 
