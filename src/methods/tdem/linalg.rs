@@ -1,4 +1,4 @@
-//! Small dense symmetric positive-definite solves for the 1D inversions (tens of unknowns):
+//! Small dense solves for the 1D inversions and kriging (tens to hundreds of unknowns):
 //! Cholesky factorisation A = L Lᵀ (Golub & Van Loan, *Matrix Computations*, alg. 4.2.1),
 //! forward and back substitution, and the inverse for covariances and block eliminations.
 
@@ -73,6 +73,59 @@ pub fn spd_inverse(a: &Array2<f64>) -> Option<Array2<f64>> {
     Some(inv)
 }
 
+/// LU factorisation with partial pivoting of a square matrix (Golub & Van Loan alg. 3.4.1),
+/// for the indefinite ordinary-kriging system: the factors packed in one matrix and the row
+/// permutation; `None` when a pivot is zero (singular to working precision).
+pub fn lu(a: &Array2<f64>) -> Option<(Array2<f64>, Vec<usize>)> {
+    let n = a.nrows();
+    if a.ncols() != n {
+        return None;
+    }
+    let mut m = a.clone();
+    let mut perm: Vec<usize> = (0..n).collect();
+    let scale = a.iter().fold(0.0_f64, |s, v| s.max(v.abs())).max(1e-300);
+    for k in 0..n {
+        let (p, pv) = (k..n)
+            .map(|i| (i, m[[i, k]].abs()))
+            .fold((k, -1.0), |b, x| if x.1 > b.1 { x } else { b });
+        if !(pv > 1e-14 * scale) {
+            return None;
+        }
+        if p != k {
+            for j in 0..n {
+                m.swap([k, j], [p, j]);
+            }
+            perm.swap(k, p);
+        }
+        for i in k + 1..n {
+            let f = m[[i, k]] / m[[k, k]];
+            m[[i, k]] = f;
+            for j in k + 1..n {
+                m[[i, j]] -= f * m[[k, j]];
+            }
+        }
+    }
+    Some((m, perm))
+}
+
+/// Solve A x = b with the factors of [`lu`].
+pub fn lu_solve(lu: &Array2<f64>, perm: &[usize], b: &Array1<f64>) -> Array1<f64> {
+    let n = lu.nrows();
+    let mut y: Array1<f64> = perm.iter().map(|&p| b[p]).collect();
+    for i in 0..n {
+        for k in 0..i {
+            y[i] -= lu[[i, k]] * y[k];
+        }
+    }
+    for i in (0..n).rev() {
+        for k in i + 1..n {
+            y[i] -= lu[[i, k]] * y[k];
+        }
+        y[i] /= lu[[i, i]];
+    }
+    y
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +145,16 @@ mod tests {
                 assert!((id[[i, j]] - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
             }
         }
+        // LU with pivoting on an indefinite (saddle-point) matrix.
+        let k = Array2::from_shape_vec((3, 3), vec![0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0])
+            .unwrap();
+        let (f, p) = lu(&k).unwrap();
+        let x = lu_solve(&f, &p, &b.slice(ndarray::s![..3]).to_owned());
+        assert!(
+            (k.dot(&x) - &b.slice(ndarray::s![..3]))
+                .iter()
+                .all(|r| r.abs() < 1e-12)
+        );
         // Not positive definite: refused, not a panic.
         assert!(cholesky(&Array2::from_elem((2, 2), 1.0)).is_none());
     }

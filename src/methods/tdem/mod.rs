@@ -13,6 +13,7 @@ pub mod data;
 pub mod filters;
 pub mod forward;
 pub mod invert;
+pub mod kriging;
 pub mod linalg;
 pub mod line;
 pub mod readers;
