@@ -467,7 +467,7 @@ mod tests {
     fn constant_field_stays_constant_and_sigma_grows_away_from_data() {
         let pts = [(0.0, 0.0, 2.0), (200.0, 0.0, 2.0), (100.0, 170.0, 2.0)];
         let grid = GridSpec::around(&[(0.0, 0.0), (200.0, 170.0)], 0.5, 20).unwrap();
-        let (e, s) = ordinary_kriging(&pts, &grid, &vg()).unwrap();
+        let (e, _) = ordinary_kriging(&pts, &grid, &vg()).unwrap();
         assert!(e.iter().all(|v| (v - 2.0).abs() < 1e-9));
         // Along the line y = 0 leaving the datum at (200, 0) eastwards σ increases.
         let sig = |x: f64| ordinary_kriging(&pts, &one_node(x, 0.0), &vg()).unwrap().1[0];

@@ -16,6 +16,7 @@ pub mod invert;
 pub mod kriging;
 pub mod linalg;
 pub mod line;
+pub mod quality;
 pub mod readers;
 pub mod special;
 
