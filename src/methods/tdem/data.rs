@@ -329,7 +329,7 @@ pub fn detect_bad_gates(
         for i in 0..n {
             if mask[i].is_none()
                 && let Some(e) = err.get(i)
-                && !(e.abs() <= limits.max_relative_error * values[i].abs())
+                && (e.is_nan() || e.abs() > limits.max_relative_error * values[i].abs())
             {
                 mask[i] = Some(MaskReason::NoiseFloor);
             }

@@ -88,7 +88,7 @@ impl Prepared {
         let mut sigma: Vec<f64> = gate_index.iter().map(|&i| sig_all[i]).collect();
         // A zero error (floor 0 and no file error) would make χ² infinite: use 1 % then.
         for (s, d) in sigma.iter_mut().zip(&observed) {
-            if !(*s > 0.0) {
+            if s.is_nan() || *s <= 0.0 {
                 *s = 0.01 * d.abs().max(f64::MIN_POSITIVE);
             }
         }

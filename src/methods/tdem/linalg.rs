@@ -88,7 +88,7 @@ pub fn lu(a: &Array2<f64>) -> Option<(Array2<f64>, Vec<usize>)> {
         let (p, pv) = (k..n)
             .map(|i| (i, m[[i, k]].abs()))
             .fold((k, -1.0), |b, x| if x.1 > b.1 { x } else { b });
-        if !(pv > 1e-14 * scale) {
+        if pv.is_nan() || pv <= 1e-14 * scale {
             return None;
         }
         if p != k {
@@ -151,7 +151,7 @@ mod tests {
         let (f, p) = lu(&k).unwrap();
         let x = lu_solve(&f, &p, &b.slice(ndarray::s![..3]).to_owned());
         assert!(
-            (k.dot(&x) - &b.slice(ndarray::s![..3]))
+            (k.dot(&x) - b.slice(ndarray::s![..3]))
                 .iter()
                 .all(|r| r.abs() < 1e-12)
         );

@@ -177,8 +177,8 @@ impl OccamProblem for LineProblem<'_> {
             let mut b = jtd + &(&self.m_ref * (lambda * self.alpha));
             if s > 0 {
                 let c = lambda * self.lat[s - 1];
-                a = a - &(&dinv[s - 1] * (c * c));
-                b = b + &(dinv[s - 1].dot(&y[s - 1]) * c);
+                a -= &(&dinv[s - 1] * (c * c));
+                b += &(dinv[s - 1].dot(&y[s - 1]) * c);
             }
             dinv.push(spd_inverse(&a)?);
             y.push(b);
@@ -187,7 +187,7 @@ impl OccamProblem for LineProblem<'_> {
         for s in (0..ns).rev() {
             let mut rhs = y[s].clone();
             if s + 1 < ns {
-                rhs = rhs + &(&x[s + 1] * (lambda * self.lat[s]));
+                rhs += &(&x[s + 1] * (lambda * self.lat[s]));
             }
             x[s] = dinv[s].dot(&rhs);
         }

@@ -444,7 +444,7 @@ fn read_temfast_block(
             "none",
         )
     })?;
-    if !(tx_side > 0.0) {
+    if tx_side.is_nan() || tx_side <= 0.0 {
         return Err(ReadError::malformed(
             path,
             start + 1,
