@@ -4,7 +4,7 @@
 //! SimPEG's layering (2·1.1^i m), start 100 Ω·m and the file's 5 % errors.
 
 use hydrogeo_studio::methods::tdem::forward::{
-    Forward, JacobianParams, LayeredEarth, Quantity, TemSystem,
+    FilterChoice, Forward, ForwardSettings, JacobianParams, LayeredEarth, Quantity, TemSystem,
 };
 use hydrogeo_studio::methods::tdem::invert::{Prepared, SmoothSettings, invert_smooth};
 use hydrogeo_studio::methods::tdem::readers::{ReadOptions, read_table};
@@ -39,6 +39,18 @@ fn forward_3_layers(b: divan::Bencher) {
 }
 
 #[divan::bench]
+fn forward_30_layers_key101(b: divan::Bencher) {
+    let fs = ForwardSettings {
+        filters: FilterChoice::Key101,
+        ..ForwardSettings::default()
+    };
+    let f = Forward::with_settings(&TemSystem::central_loop(20.0), &times(), Quantity::DbDt, fs)
+        .unwrap();
+    let e = thirty_layers();
+    b.bench(|| f.response(&e));
+}
+
+#[divan::bench]
 fn forward_30_layers(b: divan::Bencher) {
     let f = Forward::new(&TemSystem::central_loop(20.0), &times(), Quantity::DbDt).unwrap();
     let e = thirty_layers();
@@ -52,14 +64,23 @@ fn jacobian_30_layers(b: divan::Bencher) {
     b.bench(|| f.response_and_jacobian(&e, JacobianParams::LogRho));
 }
 
-#[divan::bench(sample_count = 5, sample_size = 1)]
-fn invert_30_layers(b: divan::Bencher) {
+#[divan::bench(args = ["key201", "key101"], sample_count = 5, sample_size = 1)]
+fn invert_30_layers(b: divan::Bencher, filters: &str) {
     let Some(path) = hydrogeo_studio::field_data::bench("tdem_3layer.csv") else {
         return;
     };
     let file = read_table(&path, &ReadOptions::default()).unwrap();
     let sounding = &file.soundings[0];
-    let data = Prepared::new(sounding, Some(&TemSystem::central_loop(20.0)), 0.0).unwrap();
+    let fs = ForwardSettings {
+        filters: if filters == "key101" {
+            FilterChoice::Key101
+        } else {
+            FilterChoice::Key201
+        },
+        ..ForwardSettings::default()
+    };
+    let data =
+        Prepared::with_settings(sounding, Some(&TemSystem::central_loop(20.0)), 0.0, fs).unwrap();
     let settings = SmoothSettings {
         thicknesses_m: Some(thicknesses()),
         start_rho_ohm_m: Some(100.0),

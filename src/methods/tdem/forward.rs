@@ -32,9 +32,9 @@
 //! derivatives of each step are given at [`rte_with_derivatives`]); checked against finite
 //! differences in the tests.
 
-use super::filters::{
-    FOURIER_BASE, FOURIER_LOG_STEP, FOURIER_SIN, HANKEL_BASE, HANKEL_J0, HANKEL_J1, HANKEL_LOG_STEP,
-};
+#[cfg(test)]
+use super::filters::{FOURIER_BASE, FOURIER_SIN, HANKEL_BASE, HANKEL_J0, HANKEL_J1};
+use super::filters::{FilterSet, KEY_101, KEY_201};
 use super::special::{gauss_legendre, lagrange4};
 use ndarray::Array2;
 use num_complex::Complex64 as C64;
@@ -395,11 +395,35 @@ pub enum JacobianParams {
 pub struct ForwardSettings {
     /// Gauss–Legendre points per ramp segment.
     pub ramp_points: usize,
+    /// Which filters: the 201-point set (accurate, the default) or the 101-point set (fast).
+    pub filters: FilterChoice,
+}
+
+/// The digital-filter set of a forward operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterChoice {
+    /// Key 201-point Hankel (2009) and sine (2012) filters.
+    Key201,
+    /// Key 101-point Hankel (2009) and sine (2012) filters.
+    Key101,
+}
+
+impl FilterChoice {
+    fn set(self) -> &'static FilterSet {
+        match self {
+            FilterChoice::Key201 => &KEY_201,
+            FilterChoice::Key101 => &KEY_101,
+        }
+    }
 }
 
 impl Default for ForwardSettings {
     fn default() -> Self {
-        ForwardSettings { ramp_points: 10 }
+        ForwardSettings {
+            ramp_points: 10,
+            filters: FilterChoice::Key201,
+        }
     }
 }
 
@@ -432,6 +456,7 @@ struct Node {
 /// directly with its own 201 frequencies.
 #[derive(Debug, Clone)]
 pub struct Forward {
+    filters: &'static FilterSet,
     lambda: Vec<f64>,
     coef: Vec<f64>,
     omega: Vec<f64>,
@@ -474,7 +499,8 @@ impl Forward {
                 )));
             }
         }
-        let (lambda, coef) = hankel_weights(system)?;
+        let filters = settings.filters.set();
+        let (lambda, coef) = hankel_weights(system, filters)?;
         // Evaluation times (τ, weight, gate) per gate (step-off: the gate itself).
         let (gl_x, gl_w) = gauss_legendre(settings.ramp_points.max(2));
         let mut raw: Vec<(usize, f64, f64)> = Vec::new();
@@ -494,13 +520,13 @@ impl Forward {
         }
         let tmin = raw.iter().map(|n| n.1).fold(f64::INFINITY, f64::min);
         let tmax = raw.iter().map(|n| n.1).fold(0.0_f64, f64::max);
-        let dl = FOURIER_LOG_STEP;
+        let dl = filters.fourier_step;
         let t_hi = tmax * (2.0 * dl).exp();
         let n_grid = ((t_hi / tmin).ln() / dl).ceil() as usize + 3;
-        let nb = FOURIER_BASE.len();
+        let nb = filters.fourier_base.len();
         let n_omega = nb + n_grid - 1;
         let omega: Vec<f64> = (0..n_omega)
-            .map(|k| FOURIER_BASE[0] * (k as f64 * dl).exp() / t_hi)
+            .map(|k| filters.fourier_base[0] * (k as f64 * dl).exp() / t_hi)
             .collect();
         // B: −(2/π)(1/t) sᵢ Re F(ω)/ω = −(2/π) sᵢ Re F/bᵢ; −∂B/∂t: −(2/π)(1/t) sᵢ Im F(ω).
         let mut grid_factor = vec![0.0; n_grid * nb];
@@ -508,8 +534,8 @@ impl Forward {
             let tm = t_hi * (-(m as f64) * dl).exp();
             for i in 0..nb {
                 grid_factor[m * nb + i] = match quantity {
-                    Quantity::B => -2.0 / PI * FOURIER_SIN[i] / FOURIER_BASE[i],
-                    Quantity::DbDt => -2.0 / PI * FOURIER_SIN[i] / tm,
+                    Quantity::B => -2.0 / PI * filters.sin[i] / filters.fourier_base[i],
+                    Quantity::DbDt => -2.0 / PI * filters.sin[i] / tm,
                 };
             }
         }
@@ -528,6 +554,7 @@ impl Forward {
             })
             .collect();
         Ok(Forward {
+            filters,
             lambda,
             coef,
             omega,
@@ -578,7 +605,7 @@ impl Forward {
 
     /// Responses on the lagged time grid from the frequency-domain values.
     fn grid_responses(&self, f: &[C64]) -> Vec<f64> {
-        let nb = FOURIER_BASE.len();
+        let nb = self.filters.fourier_base.len();
         (0..self.n_grid)
             .map(|m| {
                 let fac = &self.grid_factor[m * nb..(m + 1) * nb];
@@ -634,9 +661,11 @@ impl Forward {
         let n = sigma.len();
         let with_h = grad.is_some_and(|n_p| n_p > n);
         let n_p = grad.unwrap_or(0);
-        let terms: Vec<(f64, Vec<f64>)> = FOURIER_BASE
+        let terms: Vec<(f64, Vec<f64>)> = self
+            .filters
+            .fourier_base
             .par_iter()
-            .zip(FOURIER_SIN.par_iter())
+            .zip(self.filters.sin.par_iter())
             .map_init(
                 || Scratch::new(n),
                 |scratch, (&b, &sn)| {
@@ -731,7 +760,7 @@ impl Forward {
         let f: Vec<C64> = rows.iter().map(|r| r.0).collect();
         let g = self.grid_responses(&f);
         // ∂g_m/∂p on the grid.
-        let nb = FOURIER_BASE.len();
+        let nb = self.filters.fourier_base.len();
         let mut dg = Array2::<f64>::zeros((self.n_grid, n_p));
         for m in 0..self.n_grid {
             let fac = &self.grid_factor[m * nb..(m + 1) * nb];
@@ -779,10 +808,12 @@ fn conductances(earth: &LayeredEarth) -> (Vec<f64>, Vec<f64>) {
     )
 }
 
-/// √(a + ib) for a > 0 (principal root, positive real part), without the polar form.
+/// √(a + ib) for a > 0 (principal root, positive real part), without the polar form:
+/// Re = √((|z| + a)/2), Im = b/(2 Re). (|z| by √(a² + b²): here a = λ² and b = ωμ0σ stay far
+/// from overflow, so the slower `hypot` is not needed.)
 #[inline]
 fn csqrt_pos(a: f64, b: f64) -> C64 {
-    let m = a.hypot(b);
+    let m = (a * a + b * b).sqrt();
     let re = (0.5 * (m + a)).sqrt();
     C64::new(re, b / (2.0 * re))
 }
@@ -951,16 +982,19 @@ fn rte_with_derivatives(
 
 /// Hankel abscissae λₗ and weights cₗ of F(ω) = Σ cₗ r_TE(λₗ, ω) for the system's receiver
 /// (module docs give the three integrals), per ampere and per transmitter/receiver turn.
-fn hankel_weights(system: &TemSystem) -> Result<(Vec<f64>, Vec<f64>), ForwardError> {
+fn hankel_weights(
+    system: &TemSystem,
+    filters: &FilterSet,
+) -> Result<(Vec<f64>, Vec<f64>), ForwardError> {
     let hs = system.tx_height_m;
     let zr = system.rx_height_m;
     let (mut lambda, mut coef) = match system.receiver {
         Receiver::Central { .. } => {
             let a = system.transmitter.equal_area_radius_m();
-            let lam: Vec<f64> = HANKEL_BASE.iter().map(|b| b / a).collect();
+            let lam: Vec<f64> = filters.hankel_base.iter().map(|b| b / a).collect();
             let c = lam
                 .iter()
-                .zip(HANKEL_J1.iter())
+                .zip(filters.j1.iter())
                 .map(|(l, w)| 0.5 * MU0 * l * w * (-l * (hs + zr)).exp())
                 .collect();
             (lam, c)
@@ -968,15 +1002,15 @@ fn hankel_weights(system: &TemSystem) -> Result<(Vec<f64>, Vec<f64>), ForwardErr
         Receiver::Offset { offset_m, .. } => {
             let r = offset_m;
             let m = system.transmitter.area_m2();
-            let lam: Vec<f64> = HANKEL_BASE.iter().map(|b| b / r).collect();
+            let lam: Vec<f64> = filters.hankel_base.iter().map(|b| b / r).collect();
             let c = lam
                 .iter()
-                .zip(HANKEL_J0.iter())
+                .zip(filters.j0.iter())
                 .map(|(l, w)| MU0 * m / (4.0 * PI * r) * l * l * w * (-l * (hs + zr)).exp())
                 .collect();
             (lam, c)
         }
-        Receiver::Coincident { .. } => coincident_weights(&system.transmitter, hs),
+        Receiver::Coincident { .. } => coincident_weights(&system.transmitter, hs, filters),
     };
     // Drop abscissae whose height decay makes them irrelevant (|r_TE| ≤ 1).
     let cmax = coef.iter().fold(0.0_f64, |m, c| m.max(c.abs()));
@@ -1009,19 +1043,19 @@ fn hankel_weights(system: &TemSystem) -> Result<(Vec<f64>, Vec<f64>), ForwardErr
 /// grid sⱼ = s_max e^{−jΔ} (Δ the Hankel filter's log step, so λ = bᵢ/sⱼ falls on one grid
 /// λₘ = b₀e^{mΔ}/s_max), interpolated in ln s (4-point Lagrange) and integrated in ln s by
 /// Gauss–Legendre; below s_min, q ≈ q(s_min).
-fn coincident_weights(shape: &LoopShape, h: f64) -> (Vec<f64>, Vec<f64>) {
+fn coincident_weights(shape: &LoopShape, h: f64, filters: &FilterSet) -> (Vec<f64>, Vec<f64>) {
     let size = shape.size_m();
     let s_max = match *shape {
         LoopShape::Circle { radius_m } => 2.0 * radius_m,
         LoopShape::Square { side_m } => std::f64::consts::SQRT_2 * side_m,
     } * 1.02;
     let s_min = 1e-4 * size;
-    let delta = HANKEL_LOG_STEP;
+    let delta = filters.hankel_step;
     let n_s = ((s_max / s_min).ln() / delta).ceil() as usize + 3;
-    let nb = HANKEL_BASE.len();
+    let nb = filters.hankel_base.len();
     let n_lam = nb + n_s - 1;
     let lam: Vec<f64> = (0..n_lam)
-        .map(|m| HANKEL_BASE[0] * (m as f64 * delta).exp() / s_max)
+        .map(|m| filters.hankel_base[0] * (m as f64 * delta).exp() / s_max)
         .collect();
     // Quadrature points ρ_p (distances) and weights Q_p: flux/I = Σ Q_p g(ρ_p).
     let mut pts: Vec<(f64, f64)> = Vec::new();
@@ -1090,7 +1124,7 @@ fn coincident_weights(shape: &LoopShape, h: f64) -> (Vec<f64>, Vec<f64>) {
             continue;
         }
         let sj = s_max * (-(j as f64) * delta).exp();
-        for (i, w1) in HANKEL_J1.iter().enumerate() {
+        for (i, w1) in filters.j1.iter().enumerate() {
             coef[i + j] += qwj * w1 * lam[i + j] / sj;
         }
     }
@@ -1247,6 +1281,47 @@ mod tests {
         eprintln!("half-space VMD r=100: max rel err Hz {worst_b:.2e}, dHz/dt {worst_db:.2e}");
         assert!(worst_b < 1e-3, "Hz worst {worst_b}");
         assert!(worst_db < 5e-3, "dHz/dt worst {worst_db}");
+    }
+
+    #[test]
+    fn fast_filters_meet_the_same_tolerances() {
+        // The 101-point set (ForwardSettings::filters = Key101): the acceptance tolerances of
+        // the half-space test (B 0.1 %, dB/dt 0.5 % vs Ward & Hohmann 4.98/4.99, 31 gates
+        // 1e-5…1e-2 s, r = 20 m, 100 Ω·m) and 1 % vs the SimPEG 2-layer curve.
+        let times = log_times(31, 1e-5, 1e-2);
+        let sys = TemSystem::central_loop(20.0);
+        let fast = ForwardSettings {
+            filters: FilterChoice::Key101,
+            ..ForwardSettings::default()
+        };
+        let earth = LayeredEarth::halfspace(100.0).unwrap();
+        let b = Forward::with_settings(&sys, &times, Quantity::B, fast)
+            .unwrap()
+            .response(&earth);
+        let db = Forward::with_settings(&sys, &times, Quantity::DbDt, fast)
+            .unwrap()
+            .response(&earth);
+        let (mut wb, mut wd) = (0.0_f64, 0.0_f64);
+        for (i, &t) in times.iter().enumerate() {
+            wb = wb.max((b[i] / analytic::central_loop_bz(100.0, 20.0, t) - 1.0).abs());
+            wd = wd.max((db[i] / analytic::central_loop_neg_dbzdt(100.0, 20.0, t) - 1.0).abs());
+        }
+        eprintln!("Key101 half-space: max rel err B {wb:.2e}, dB/dt {wd:.2e}");
+        assert!(wb < 1e-3 && wd < 5e-3, "B {wb} dB/dt {wd}");
+        if let Some(path) = crate::field_data::oracle("curves/ref_tdem_2layer_centralloop.txt") {
+            let rows = read_curve(&path);
+            let t: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+            let e2 = LayeredEarth::new(vec![100.0, 10.0], vec![30.0]).unwrap();
+            let v = Forward::with_settings(&sys, &t, Quantity::DbDt, fast)
+                .unwrap()
+                .response(&e2);
+            let w = v
+                .iter()
+                .zip(&rows)
+                .fold(0.0_f64, |m, (a, r)| m.max((a / -r[1] - 1.0).abs()));
+            eprintln!("Key101 2-layer vs SimPEG: max rel diff {w:.2e}");
+            assert!(w < 0.01);
+        }
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! inversion). The data misfit is χ² = (1/N) Σ ((dᵢ − Fᵢ(m))/σᵢ)², σᵢ = max(errᵢ, floor·|dᵢ|).
 
 use super::data::{ResponseUnit, Sounding};
-use super::forward::{Forward, ForwardError, JacobianParams, LayeredEarth, TemSystem};
+use super::forward::{
+    Forward, ForwardError, ForwardSettings, JacobianParams, LayeredEarth, TemSystem,
+};
 use super::linalg::{spd_inverse, spd_solve};
 use ndarray::{Array1, Array2, Axis};
 use rayon::prelude::*;
@@ -69,6 +71,16 @@ impl Prepared {
         system: Option<&TemSystem>,
         error_floor: f64,
     ) -> Result<Self, InversionError> {
+        Prepared::with_settings(sounding, system, error_floor, ForwardSettings::default())
+    }
+
+    /// As [`Prepared::new`] with explicit forward settings (e.g. the fast 101-point filters).
+    pub fn with_settings(
+        sounding: &Sounding,
+        system: Option<&TemSystem>,
+        error_floor: f64,
+        forward_settings: ForwardSettings,
+    ) -> Result<Self, InversionError> {
         let system = system
             .or(sounding.system.as_ref())
             .ok_or_else(|| InversionError::NoSystem(sounding.name.clone()))?
@@ -92,7 +104,12 @@ impl Prepared {
                 *s = 0.01 * d.abs().max(f64::MIN_POSITIVE);
             }
         }
-        let forward = Forward::new(&system, &times_s, sounding.unit.quantity())?;
+        let forward = Forward::with_settings(
+            &system,
+            &times_s,
+            sounding.unit.quantity(),
+            forward_settings,
+        )?;
         let scale = sounding.unit.scale_from_model(&system);
         Ok(Prepared {
             name: sounding.name.clone(),

@@ -7,6 +7,10 @@
 //! * [`forward`]: central, offset and coincident loops over a layered earth, step-off or
 //!   ramped turn-off, B and dB/dt, with the analytic Jacobian; [`analytic`] holds the
 //!   half-space closed forms and the late-time apparent resistivity.
+//! * [`invert`]: smooth many-layer Occam and few-layer Marquardt inversions of one sounding,
+//!   DOI; [`line`]: laterally constrained line inversion; [`survey`]: a whole file in one
+//!   call; [`quality`]: the verdict by the shared rubric; [`kriging`]: plan-view maps of
+//!   log10 ρ at chosen depths with the kriging σ.
 
 pub mod analytic;
 pub mod data;
@@ -19,6 +23,7 @@ pub mod line;
 pub mod quality;
 pub mod readers;
 pub mod special;
+pub mod survey;
 
 use crate::methods::io::{ReadError, read_text};
 use std::path::Path;

@@ -108,9 +108,25 @@ pub fn evaluate_line(
     n_failed: usize,
     rho_bounds_ohm_m: (f64, f64),
 ) -> Quality {
-    let mut chis: Vec<f64> = result.soundings.iter().map(|s| s.chi2).collect();
+    let items: Vec<(&LayeredEarth, &Doi, f64)> = result
+        .soundings
+        .iter()
+        .map(|s| (&s.model, &s.doi, s.chi2))
+        .collect();
+    evaluate_soundings(&items, n_failed, rho_bounds_ohm_m, result.chi2)
+}
+
+/// Judge a set of soundings (model, DOI, χ²) inverted together or one by one: the survey
+/// rules of the module docs; `total_chi2` is the χ² over all data (for the fit band).
+pub fn evaluate_soundings(
+    items: &[(&LayeredEarth, &Doi, f64)],
+    n_failed: usize,
+    rho_bounds_ohm_m: (f64, f64),
+    total_chi2: f64,
+) -> Quality {
+    let mut chis: Vec<f64> = items.iter().map(|s| s.2).collect();
     chis.sort_by(f64::total_cmp);
-    let n = result.soundings.len() + n_failed;
+    let n = items.len() + n_failed;
     let median = chis.get(chis.len() / 2).copied().unwrap_or(f64::INFINITY);
     let share_ok = chis.iter().filter(|c| **c <= 2.0).count() as f64 / n.max(1) as f64;
     let fit = Component::scored(
@@ -122,16 +138,8 @@ pub fn evaluate_line(
             100.0 * share_ok
         ),
     );
-    let unresolved = result
-        .soundings
-        .iter()
-        .filter(|s| !resolved(&s.model, &s.doi))
-        .count();
-    let mut dois: Vec<f64> = result
-        .soundings
-        .iter()
-        .filter_map(|s| s.doi.doi_m)
-        .collect();
+    let unresolved = items.iter().filter(|s| !resolved(s.0, s.1)).count();
+    let mut dois: Vec<f64> = items.iter().filter_map(|s| s.1.doi_m).collect();
     dois.sort_by(f64::total_cmp);
     let resolution = Component::scored(
         "resolution",
@@ -143,15 +151,11 @@ pub fn evaluate_line(
                 .map_or("none".to_string(), |d| format!("{d:.0} m"))
         ),
     );
-    let models: Vec<(&LayeredEarth, &Doi)> = result
-        .soundings
-        .iter()
-        .map(|s| (&s.model, &s.doi))
-        .collect();
+    let models: Vec<(&LayeredEarth, &Doi)> = items.iter().map(|s| (s.0, s.1)).collect();
     let plaus = plausibility_component(&models, rho_bounds_ohm_m);
     Quality::from_components(
         vec![fit, resolution, plaus],
-        Some(result.chi2),
+        Some(total_chi2),
         QUALITY_THRESHOLD,
     )
 }
