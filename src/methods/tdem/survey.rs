@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 
 /// Settings of [`invert_survey`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SurveySettings {
     /// Smooth-model settings (layering, error floor, target, λ mode).
     pub smooth: SmoothSettings,
@@ -26,17 +26,6 @@ pub struct SurveySettings {
     pub lateral_factor: Option<f64>,
     /// The system for soundings whose file does not describe one (tables), or to override it.
     pub system: Option<TemSystem>,
-}
-
-impl Default for SurveySettings {
-    fn default() -> Self {
-        SurveySettings {
-            smooth: SmoothSettings::default(),
-            few_layers: None,
-            lateral_factor: None,
-            system: None,
-        }
-    }
 }
 
 /// One sounding's outcome.
