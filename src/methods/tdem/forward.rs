@@ -818,6 +818,13 @@ fn csqrt_pos(a: f64, b: f64) -> C64 {
     C64::new(re, b / (2.0 * re))
 }
 
+/// 1/z = z̄/|z|² with one real division (num-complex's division uses two).
+#[inline]
+fn cinv(z: C64) -> C64 {
+    let n = 1.0 / (z.re * z.re + z.im * z.im);
+    C64::new(z.re * n, -z.im * n)
+}
+
 /// e^{−2uh} for Re u > 0 (zero when it underflows).
 #[inline]
 fn exp_m2uh(u: C64, h: f64) -> C64 {
@@ -841,20 +848,27 @@ pub fn rte(lambda: f64, omega_mu: f64, sigma: &[f64], thick: &[f64]) -> C64 {
     let mut d_below = C64::new(0.0, 0.0);
     for i in (0..n - 1).rev() {
         let u = csqrt_pos(l2, omega_mu * sigma[i]);
-        let delta = C64::new(0.0, omega_mu * (sigma[i] - sigma[i + 1])) / (u + u_below) + d_below;
-        let uhat_below = u_below - d_below;
-        let e = exp_m2uh(u, thick[i]);
-        let one_plus_e = 1.0 + e;
-        let t = (1.0 - e) / one_plus_e;
-        let one_minus_t = 2.0 * e / one_plus_e;
-        let d = u * delta * one_minus_t / (u + uhat_below * t);
+        let h = thick[i];
+        let d = if 2.0 * u.re * h > 40.0 {
+            // e = e^{−2uh} < 4e-18: T = 1, 1 − T = 0, so d = 0.
+            C64::new(0.0, 0.0)
+        } else {
+            let delta =
+                C64::new(0.0, omega_mu * (sigma[i] - sigma[i + 1])) * cinv(u + u_below) + d_below;
+            let uhat_below = u_below - d_below;
+            let e = exp_m2uh(u, h);
+            let ipe = cinv(1.0 + e);
+            let t = (1.0 - e) * ipe;
+            let one_minus_t = 2.0 * e * ipe;
+            u * delta * one_minus_t * cinv(u + uhat_below * t)
+        };
         u_below = u;
         d_below = d;
     }
     let u1 = u_below;
     let uhat1 = u1 - d_below;
-    let num = C64::new(0.0, -omega_mu * sigma[0]) / (lambda + u1) + d_below;
-    num / (lambda + uhat1)
+    let num = C64::new(0.0, -omega_mu * sigma[0]) * cinv(lambda + u1) + d_below;
+    num * cinv(lambda + uhat1)
 }
 
 /// How many layers (counting the terminating one) influence r_TE at (λ, ω) to ~1e-17: the
@@ -880,6 +894,7 @@ struct Scratch {
     uhat_below: Vec<C64>,
     t: Vec<C64>,
     s: Vec<C64>,
+    /// 1/D per layer.
     den: Vec<C64>,
     delta: Vec<C64>,
     grad: Vec<C64>,
@@ -936,46 +951,49 @@ fn rte_with_derivatives(
     for i in (0..n - 1).rev() {
         let u = csqrt_pos(l2, omega_mu * sigma[i]);
         let u_below = sc.u[i + 1];
-        let delta = C64::new(0.0, omega_mu * (sigma[i] - sigma[i + 1])) / (u + u_below) + d_below;
+        let delta =
+            C64::new(0.0, omega_mu * (sigma[i] - sigma[i + 1])) * cinv(u + u_below) + d_below;
         let uhat_below = u_below - d_below;
         let e = exp_m2uh(u, thick[i]);
-        let one_plus_e = 1.0 + e;
-        let t = (1.0 - e) / one_plus_e;
-        let one_minus_t = 2.0 * e / one_plus_e;
-        let den = u + uhat_below * t;
-        let d = u * delta * one_minus_t / den;
+        let ipe = cinv(1.0 + e);
+        let t = (1.0 - e) * ipe;
+        let one_minus_t = 2.0 * e * ipe;
+        let inv_den = cinv(u + uhat_below * t);
+        let d = u * delta * one_minus_t * inv_den;
         sc.u[i] = u;
         sc.uhat_below[i] = uhat_below;
         sc.t[i] = t;
-        sc.s[i] = 4.0 * e / (one_plus_e * one_plus_e);
-        sc.den[i] = den;
+        sc.s[i] = 4.0 * e * ipe * ipe;
+        sc.den[i] = inv_den;
         sc.delta[i] = delta;
         d_below = d;
     }
     let u1 = sc.u[0];
     let uhat1 = u1 - d_below;
-    let num = C64::new(0.0, -omega_mu * sigma[0]) / (lambda + u1) + d_below;
-    let lp = lambda + uhat1;
-    let r = num / lp;
+    let num = C64::new(0.0, -omega_mu * sigma[0]) * cinv(lambda + u1) + d_below;
+    let ilp = cinv(lambda + uhat1);
+    let r = num * ilp;
     // Downward pass: p = ∂r/∂Ûₙ.
-    let mut p = -2.0 * lambda / (lp * lp);
+    let mut p = -2.0 * lambda * ilp * ilp;
     for i in 0..n {
         let u = sc.u[i];
-        let du_dlnrho = C64::new(0.0, -0.5 * omega_mu * sigma[i]) / u;
+        let du_dlnrho = C64::new(0.0, -0.5 * omega_mu * sigma[i]) * cinv(u);
         if i == n - 1 {
             sc.grad[i] = p * du_dlnrho;
             break;
         }
-        let (ub, t, s, den, delta) = (sc.uhat_below[i], sc.t[i], sc.s[i], sc.den[i], sc.delta[i]);
+        let (ub, t, s, inv_den, delta) =
+            (sc.uhat_below[i], sc.t[i], sc.s[i], sc.den[i], sc.delta[i]);
         let h = thick[i];
-        let den2 = den * den;
+        let inv_den2 = inv_den * inv_den;
         let u2_minus_ub2 = delta * (u + ub);
-        let duhat_du = (t * (u * u + 2.0 * u * ub * t + ub * ub) + h * s * u * u2_minus_ub2) / den2;
+        let duhat_du =
+            (t * (u * u + 2.0 * u * ub * t + ub * ub) + h * s * u * u2_minus_ub2) * inv_den2;
         sc.grad[i] = p * duhat_du * du_dlnrho;
         if with_h {
-            sc.grad[n_all + i] = p * (u * u * s * u2_minus_ub2 / den2) * h;
+            sc.grad[n_all + i] = p * (u * u * s * u2_minus_ub2 * inv_den2) * h;
         }
-        p *= u * u * s / den2;
+        p *= u * u * s * inv_den2;
     }
     r
 }

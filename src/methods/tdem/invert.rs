@@ -545,10 +545,14 @@ pub(crate) fn occam_loop<P: OccamProblem>(
         let candidates: Vec<f64> = match ctl.lambda_mode {
             LambdaMode::Fixed { lambda: l } => vec![l],
             LambdaMode::Occam => {
+                // First iteration: a wide fan. Later, four values on the side the phase
+                // needs: smaller λ while above the target, larger once it is reached.
                 let exps: &[f64] = if it == 1 {
                     &[-3.0, -2.0, -1.0, 0.0, 1.0]
+                } else if chi2 > target {
+                    &[-1.0, -0.5, 0.0, 0.5]
                 } else {
-                    &[-1.0, -0.5, 0.0, 0.5, 1.0]
+                    &[-0.5, 0.0, 0.5, 1.0]
                 };
                 exps.iter().map(|e| lambda * 10f64.powf(*e)).collect()
             }
