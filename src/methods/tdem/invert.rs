@@ -1261,6 +1261,31 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn progress_is_reported_and_reaches_one() {
+        // Two iterations on a synthetic sounding: the callback sees fractions that never
+        // decrease and a final 1.0; the history has one record per iteration plus the start.
+        let s = synthetic_sounding(&three_layer(), 0.03, 3);
+        let data = Prepared::new(&s, None, 0.03).unwrap();
+        let settings = SmoothSettings {
+            n_layers: 12,
+            max_iterations: 2,
+            ..SmoothSettings::default()
+        };
+        let mut seen: Vec<f64> = Vec::new();
+        let mut cb = |f: f64, _: &str| seen.push(f);
+        let r = invert_smooth(&data, &settings, Some(&mut cb), &AtomicBool::new(false)).unwrap();
+        assert!(seen.windows(2).all(|w| w[1] >= w[0]), "{seen:?}");
+        assert_eq!(seen.last(), Some(&1.0));
+        assert_eq!(r.history.len(), r.iterations + 1);
+        assert!(
+            r.history
+                .iter()
+                .skip(1)
+                .all(|h| h.lambda > 0.0 && h.seconds >= 0.0)
+        );
+    }
+
+    #[test]
     fn cancel_flag_stops_before_the_first_iteration() {
         let s = synthetic_sounding(&three_layer(), 0.03, 3);
         let data = Prepared::new(&s, None, 0.03).unwrap();
