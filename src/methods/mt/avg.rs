@@ -51,10 +51,8 @@ pub fn parse_avg(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
             let v = v.trim();
             match key.as_str() {
                 "rx.cmp" => comp = Some(v.to_ascii_lowercase()),
-                "rx.gdpstn" | "stn.name" => {
-                    if tf.site.is_empty() {
-                        tf.site = v.trim_matches('"').trim().to_string();
-                    }
+                "rx.gdpstn" | "stn.name" if tf.site.is_empty() => {
+                    tf.site = v.trim_matches('"').trim().to_string();
                 }
                 "gps.lat" => tf.latitude_deg = parse_f64(v),
                 "gps.lon" => tf.longitude_deg = parse_f64(v),

@@ -167,8 +167,7 @@ pub fn dimensionality(tf: &TransferFunction) -> Dimensionality {
     };
     let mut counts = [0usize; 3];
     let mut strikes_2d = Vec::new();
-    for k in 0..n {
-        let t = &z[k];
+    for (k, t) in z.iter().enumerate().take(n) {
         if t.iter()
             .flatten()
             .any(|c| !(c.re.is_finite() && c.im.is_finite()))

@@ -272,15 +272,16 @@ fn impedance_blocks_to_tf(
                 format!("{} values", b.values.len()),
             ));
         }
-        if let Some(e) = b.expected {
-            if e != b.values.len() && b.key != "FREQ" {
-                tf.notes.push(format!(
-                    ">{} (line {}) announces {e} values and holds {}.",
-                    b.key,
-                    b.line,
-                    b.values.len()
-                ));
-            }
+        if let Some(e) = b.expected
+            && e != b.values.len()
+            && b.key != "FREQ"
+        {
+            tf.notes.push(format!(
+                ">{} (line {}) announces {e} values and holds {}.",
+                b.key,
+                b.line,
+                b.values.len()
+            ));
         }
     }
     let clean = |v: f64| {
@@ -518,6 +519,12 @@ fn spectra_to_tf(
             Some(ids.len())
         })
         .ok_or_else(|| ReadError::format(path, ">=SPECTRASECT without NCHAN"))?;
+    if !(4..=16).contains(&nchan) {
+        return Err(ReadError::format(
+            path,
+            format!("NCHAN = {nchan}: spectra need 4 to 16 channels"),
+        ));
+    }
     // Channel roles from the SPECTRASECT id list and the DEFINEMEAS channel types; a second
     // HX/HY is the remote reference.
     let mut roles: Vec<String> = Vec::new();
@@ -617,10 +624,10 @@ fn spectra_to_tf(
             )
         })?;
         let avgt = opt("AVGT").unwrap_or(f64::NAN);
-        if let Some(r) = opt("ROTSPEC") {
-            if r != 0.0 {
-                rotspec.get_or_insert(r);
-            }
+        if let Some(r) = opt("ROTSPEC")
+            && r != 0.0
+        {
+            rotspec.get_or_insert(r);
         }
         if b.values.len() != nchan * nchan {
             return Err(ReadError::malformed(

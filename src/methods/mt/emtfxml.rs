@@ -111,11 +111,12 @@ fn tokenize(path: &Path, text: &str) -> Result<Vec<Event>, ReadError> {
             j += 1;
         }
         if j >= b.len() {
+            let snippet: String = text[i..].chars().take(40).collect();
             return Err(ReadError::malformed(
                 path,
                 tag_line,
                 "'>' closing the tag",
-                &text[i..(i + 40).min(text.len())],
+                snippet,
             ));
         }
         let inner = &text[i + 1..j];
@@ -262,31 +263,31 @@ pub fn parse_emtf_xml(path: &Path, text: &str) -> Result<TransferFunction, ReadE
                 }
                 if parent.as_deref() == Some("period") && matches!(lname.as_str(), "z" | "t") {
                     block_units = attr(attrs, "units").map(str::to_string);
-                    if lname == "z" {
-                        if let Some(u) = &block_units {
-                            z_units_decl.get_or_insert_with(|| u.clone());
-                        }
+                    if lname == "z"
+                        && let Some(u) = &block_units
+                    {
+                        z_units_decl.get_or_insert_with(|| u.clone());
                     }
                 }
                 if lname == "datatype"
                     && attr(attrs, "name").is_some_and(|n| n.eq_ignore_ascii_case("z"))
+                    && let Some(u) = attr(attrs, "units")
                 {
-                    if let Some(u) = attr(attrs, "units") {
-                        z_units_decl.get_or_insert_with(|| u.to_string());
-                    }
+                    z_units_decl.get_or_insert_with(|| u.to_string());
                 }
-                if lname == "value" && !*empty {
-                    if let Some(block) = parent.clone() {
-                        let out = attr(attrs, "output").unwrap_or("").to_ascii_lowercase();
-                        let inp = attr(attrs, "input").unwrap_or("").to_ascii_lowercase();
-                        let (out, inp) = if out.is_empty() || inp.is_empty() {
-                            // Fall back on the name: Zxy → (ex, hy), Tx → (hz, hx).
-                            from_name(attr(attrs, "name").unwrap_or(""))
-                        } else {
-                            (out, inp)
-                        };
-                        pending_value = Some((block, out, inp, *line));
-                    }
+                if lname == "value"
+                    && !*empty
+                    && let Some(block) = parent.clone()
+                {
+                    let out = attr(attrs, "output").unwrap_or("").to_ascii_lowercase();
+                    let inp = attr(attrs, "input").unwrap_or("").to_ascii_lowercase();
+                    let (out, inp) = if out.is_empty() || inp.is_empty() {
+                        // Fall back on the name: Zxy → (ex, hy), Tx → (hz, hx).
+                        from_name(attr(attrs, "name").unwrap_or(""))
+                    } else {
+                        (out, inp)
+                    };
+                    pending_value = Some((block, out, inp, *line));
                 }
                 if !*empty {
                     stack.push(name.clone());

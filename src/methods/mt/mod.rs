@@ -29,6 +29,8 @@ pub mod zfile;
 
 #[cfg(test)]
 mod field_tests;
+#[cfg(test)]
+mod proptests;
 
 use std::path::Path;
 

@@ -341,7 +341,7 @@ fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64]) -> bool {
         for k in 0..j {
             d -= a[j * n + k] * a[j * n + k];
         }
-        if !(d > 0.0) || !d.is_finite() {
+        if d.is_nan() || d <= 0.0 || !d.is_finite() {
             return false;
         }
         let d = d.sqrt();
@@ -547,12 +547,15 @@ pub fn occam_trial(
     Ok((p, rms))
 }
 
+/// The progress callback: (fraction done, what is happening).
+pub type Progress<'a> = dyn FnMut(f64, &str) + 'a;
+
 /// Run Occam 1D on a sounding (module docs). `progress(fraction, detail)` is called after
 /// every iteration; `cancel` is checked between iterations.
 pub fn invert_occam(
     sounding: &MtSounding,
     opts: &OccamOptions,
-    mut progress: Option<&mut dyn FnMut(f64, &str)>,
+    mut progress: Option<&mut Progress<'_>>,
     cancel: Option<&AtomicBool>,
 ) -> Result<OccamResult, MtError> {
     if !(opts.target_rms.is_finite() && opts.target_rms > 0.0) {
@@ -683,19 +686,19 @@ pub fn invert_occam(
             for _ in 0..12 {
                 let v1 = f1.as_ref().map_or(f64::INFINITY, |x| x.0);
                 let v2 = f2.as_ref().map_or(f64::INFINITY, |x| x.0);
-                if v1 < best_c {
-                    if let Some((c, q)) = &f1 {
-                        best_c = *c;
-                        best_q = q.clone();
-                        best_lm = x1;
-                    }
+                if v1 < best_c
+                    && let Some((c, q)) = &f1
+                {
+                    best_c = *c;
+                    best_q = q.clone();
+                    best_lm = x1;
                 }
-                if v2 < best_c {
-                    if let Some((c, q)) = &f2 {
-                        best_c = *c;
-                        best_q = q.clone();
-                        best_lm = x2;
-                    }
+                if v2 < best_c
+                    && let Some((c, q)) = &f2
+                {
+                    best_c = *c;
+                    best_q = q.clone();
+                    best_lm = x2;
                 }
                 if v1 < v2 {
                     b = x2;
@@ -853,7 +856,7 @@ pub fn invert_occam(
         .zip(&resp.rhoa_ohm_m)
         .filter(|(t, r)| t.is_finite() && r.is_finite())
         .map(|(t, r)| (r * t / (2.0 * std::f64::consts::PI * MU0)).sqrt())
-        .last();
+        .next_back();
     if !reached {
         notes.push(format!(
             "The target RMS {:.2} was not reached: the model shown is the best fit found (RMS {:.2}).",
@@ -944,6 +947,31 @@ mod tests {
             assert!((rho / 50.0 - 1.0).abs() < 0.05, "{rho}");
         }
         assert!(r.roughness < 1e-3, "roughness {}", r.roughness);
+    }
+
+    #[test]
+    fn progress_is_reported_every_iteration() {
+        let periods: Vec<f64> = (0..16).map(|i| 10f64.powf(-2.0 + 0.3 * i as f64)).collect();
+        let s = synthetic(
+            &periods,
+            &LayeredEarth {
+                resistivity_ohm_m: vec![100.0, 10.0],
+                thickness_m: vec![300.0],
+            },
+            0.02,
+        );
+        let mut calls = Vec::new();
+        let mut cb = |f: f64, msg: &str| calls.push((f, msg.to_string()));
+        let r = invert_occam(&s, &OccamOptions::default(), Some(&mut cb), None).unwrap();
+        assert_eq!(calls.len(), r.iterations);
+        assert!(
+            calls
+                .iter()
+                .all(|(f, m)| *f > 0.0 && *f <= 1.0 && m.contains("RMS"))
+        );
+        assert_eq!(r.chi2_history.len(), r.iterations + 1);
+        assert_eq!(r.history.len(), r.iterations);
+        assert!(r.history.iter().all(|h| h.seconds >= 0.0 && h.lambda > 0.0));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! Components and weights (peer-studio §3.1, MT row): data fit 0.60 (from χ² = RMS²),
 //! static shift 0.20, plausibility 0.20.
 //!
-//! * Static shift: f the largest factor among the estimated shifts and the data-based
-//!   xy/yx indicator; 100 while |log10 f| ≤ log10 2.5, then 100 − 200·(|log10 f| − log10 2.5)
+//! * Static shift: f the largest factor among the estimated shifts (and, with two curves,
+//!   the ratio of their shifts, which is what the data resolve) and the data-based xy/yx
+//!   indicator; 100 while |log10 f| ≤ log10 2.5, then 100 − 200·(|log10 f| − log10 2.5)
 //!   (a factor 5 scores 40); the factor is flagged above 2.5. Not scored when there is
 //!   neither an estimate nor two curves to compare.
 //! * Plausibility: 100 − 200 × (share of layers outside 0.1–10⁵ Ω·m, the peer's
@@ -82,6 +83,18 @@ pub fn evaluate_mt_inversion(
             )
         })
         .collect();
+    if let [a, b] = result.static_shift.as_slice() {
+        // With two curves only their ratio is resolved by the data.
+        factors.push((
+            a.factor / b.factor,
+            format!(
+                "estimated {}/{} shift ratio ×{:.2}",
+                a.mode.label(),
+                b.mode.label(),
+                a.factor / b.factor
+            ),
+        ));
+    }
     if let Some(ind) = indicator {
         factors.push((
             ind.ratio_xy_over_yx,
@@ -259,4 +272,119 @@ pub fn mt_water_content(
         n_layers_below_doi: below,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::methods::mt::forward::{LayeredEarth, mt1d_forward};
+    use crate::methods::mt::occam::{OccamOptions, invert_occam};
+    use crate::methods::mt::sounding::{CurveMode, ModeCurve, MtSounding, static_shift_indicator};
+    use crate::methods::petro::PriorSource;
+
+    /// Two modes of one 1D earth, the xy curve shifted by a factor `shift`, 3 % errors.
+    fn two_modes(shift: f64) -> MtSounding {
+        let periods: Vec<f64> = (0..25)
+            .map(|i| 10f64.powf(-3.0 + 0.25 * i as f64))
+            .collect();
+        let earth = LayeredEarth {
+            resistivity_ohm_m: vec![100.0, 10.0, 300.0],
+            thickness_m: vec![400.0, 1500.0],
+        };
+        let r = mt1d_forward(&periods, &earth);
+        let curve = |mode, f: f64| ModeCurve {
+            mode,
+            rhoa_ohm_m: r.rhoa_ohm_m.iter().map(|x| x * f).collect(),
+            log10_rhoa_std: vec![0.06 / std::f64::consts::LN_10; periods.len()],
+            phase_deg: r.phase_deg.clone(),
+            phase_std_deg: vec![0.03f64.to_degrees(); periods.len()],
+        };
+        MtSounding {
+            site: "S".into(),
+            format_label: "synthetic".into(),
+            format_guessed: false,
+            period_s: periods.clone(),
+            curves: vec![curve(CurveMode::Xy, shift), curve(CurveMode::Yx, 1.0)],
+            sign_convention: None,
+            notes: vec![],
+        }
+    }
+
+    /// A static shift of ×3 on xy (noise-free synthetic): the estimated xy/yx shift ratio is
+    /// 3 to 2 %, the fit reaches RMS ≤ 1, and the evaluation flags the shift (> 2.5) and
+    /// scores the static-shift component below 100.
+    #[test]
+    fn a_factor_three_static_shift_is_estimated_and_flagged() {
+        let s = two_modes(3.0);
+        let r = invert_occam(
+            &s,
+            &OccamOptions {
+                estimate_static_shift: true,
+                ..OccamOptions::default()
+            },
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(r.rms <= 1.0, "rms {}", r.rms);
+        let ratio = r.static_shift[0].factor / r.static_shift[1].factor;
+        assert!((ratio / 3.0 - 1.0).abs() < 0.02, "ratio {ratio}");
+        let ind = static_shift_indicator(&s).unwrap();
+        let ev = evaluate_mt_inversion("S", &r, Some(&ind), None);
+        assert!(ev.static_shift_flagged);
+        assert!(ev.quality.component("static_shift").unwrap() < 100.0);
+        assert!(
+            ev.summary
+                .contains("Static shift above a factor 2.5 is flagged"),
+            "{}",
+            ev.summary
+        );
+    }
+
+    /// Without a shift the same data pass the rubric: fit 100 − 20·|χ² − 1| ≥ 60, static
+    /// shift 100, plausibility 100, so the overall score is ≥ 70 and `passed`.
+    #[test]
+    fn an_unshifted_fit_passes() {
+        let s = two_modes(1.0);
+        let r = invert_occam(&s, &OccamOptions::default(), None, None).unwrap();
+        let ind = static_shift_indicator(&s).unwrap();
+        let ev = evaluate_mt_inversion("S", &r, Some(&ind), None);
+        assert!(!ev.static_shift_flagged);
+        assert!(ev.quality.passed, "{:?}", ev.quality);
+        assert_eq!(ev.quality.component("static_shift"), Some(100.0));
+        assert_eq!(ev.quality.component("plausibility"), Some(100.0));
+    }
+
+    /// Water content per layer: one row per layer, the half-space bottom infinite, layers
+    /// below the Bostick depth counted, and default parameters said loudly.
+    #[test]
+    fn water_content_per_layer() {
+        let s = two_modes(1.0);
+        let r = invert_occam(&s, &OccamOptions::default(), None, None).unwrap();
+        let wc = mt_water_content(
+            None,
+            &r,
+            &[PetroPrior::default_regolith("sediment")],
+            None,
+            &MonteCarloOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(wc.layers.len(), r.n_cells);
+        assert!(wc.layers.last().unwrap().depth_bottom_m.is_infinite());
+        assert_eq!(wc.water.prior_source, PriorSource::Default);
+        assert!(wc.notes[0].starts_with("DEFAULT PARAMETERS"));
+        assert!(
+            wc.n_layers_below_doi > 0,
+            "the automatic mesh extends below the DOI"
+        );
+        // The 10 Ω·m conductor holds more water than the 100 Ω·m top with the same prior.
+        let at = |d: f64| {
+            wc.layers
+                .iter()
+                .find(|l| l.depth_top_m <= d && d < l.depth_bottom_m)
+                .unwrap()
+                .water_content_mean
+        };
+        assert!(at(900.0) > at(50.0), "{} vs {}", at(900.0), at(50.0));
+    }
 }

@@ -359,7 +359,7 @@ pub fn static_shift_indicator(s: &MtSounding) -> Option<StaticShiftIndicator> {
         .collect();
     let ratio = 10f64.powf(median(&logs)?);
     let dp = median(&dphi).unwrap_or(f64::NAN);
-    let big = ratio > 2.5 || ratio < 1.0 / 2.5;
+    let big = !(1.0 / 2.5..=2.5).contains(&ratio);
     let flagged = big && dp <= 10.0;
     let note = if flagged {
         format!(

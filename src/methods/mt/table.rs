@@ -89,7 +89,6 @@ pub fn parse_sounding_table(path: &Path, text: &str) -> Result<MtSounding, ReadE
         );
         (true, true)
     };
-    let mut rows = rows;
     rows.sort_by(|a, b| a.1[0].total_cmp(&b.1[0]));
     let mut period = Vec::new();
     let mut c = ModeCurve {

@@ -220,8 +220,7 @@ impl TransferFunction {
             idx
         };
         let dropped = self.period_s.len() - keep.len();
-        let pick = |v: &Vec<f64>| keep.iter().map(|&i| v[i]).collect::<Vec<_>>();
-        self.period_s = pick(&self.period_s);
+        self.period_s = keep.iter().map(|&i| self.period_s[i]).collect();
         if let Some(z) = &mut self.z {
             *z = keep.iter().map(|&i| z[i]).collect();
         }
