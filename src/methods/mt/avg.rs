@@ -245,31 +245,32 @@ pub fn parse_avg(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
 mod tests {
     use super::*;
 
-    const AVG: &str = " \n$Survey.Type=NSAMT\n$Rx.GdpStn= 24\n$GPS.Lat=32.8\n\
+    // Synthetic rows in the MTEdit layout: at 1 Hz |Zxy| = 20 → ρa = 0.2·1·400 = 80 Ω·m.
+    const AVG: &str = " \n$Survey.Type=NSAMT\n$Rx.GdpStn= 7\n$GPS.Lat=32.5\n\
 Skp,Freq,      E.mag,      B.mag,      Z.mag,      Z.phz,   ARes.mag,   ARes.%err,Z.perr,  Coher,   FC.NUse,FC.NTry\n\
 $Rx.Cmp = Zxy\n\
-2,  1,         4.5027E-02, 2.1320E-03, 1.9351E+01, 392,     7.4890E+01, 6,        30,      0.954,   328,    1267\n\
-2,  2,         4.2255E-02, 2.1277E-03, 2.1285E+01, 338.4,   4.5306E+01, 2.3,      11.5,    0.976,   544,    2575\n\
+2,  1,         1.0E-01,    5.0E-03,    2.0000E+01, 400,     8.0000E+01, 6,        30,      0.95,    300,    1200\n\
+2,  2,         1.0E-01,    5.0E-03,    2.5000E+01, 350,     6.2500E+01, 3,        15,      0.97,    500,    2500\n\
 $Rx.Cmp = Zyx\n\
-2,  1,         1.7676E-02, 2.3873E-03, 7.1493E+00, -2401.6, 1.0222E+01, 5.7,      28.4,    0.936,   328,    1267\n";
+2,  1,         5.0E-02,    5.0E-03,    1.0000E+01, -2400,   2.0000E+01, 5,        25,      0.93,    300,    1200\n";
 
     #[test]
     fn magnitude_and_milliradian_phase() {
         let tf = parse_avg(Path::new("a.avg"), AVG).unwrap();
-        assert_eq!(tf.site, "24");
+        assert_eq!(tf.site, "7");
         assert_eq!(tf.period_s, vec![0.5, 1.0]);
         let z = tf.z.as_ref().unwrap();
         let zxy = z[1][0][1];
-        assert!((zxy.norm() - 19.351).abs() < 1e-12);
-        assert!((zxy.arg() - 0.392).abs() < 1e-12);
-        // The file's ARes.mag (74.890) is 0.2·1·19.351² to its 5 digits: units confirmed.
+        assert!((zxy.norm() - 20.0).abs() < 1e-12);
+        assert!((zxy.arg() - 0.4).abs() < 1e-12);
+        // The file's ARes.mag (80) is 0.2·1·20²: units confirmed.
         assert!(!tf.units_guessed, "{:?}", tf.notes);
         assert!(z[0][1][0].re.is_nan(), "no Zyx at 2 Hz");
     }
 
     #[test]
     fn wrong_column_count_names_the_line() {
-        let bad = AVG.replace("2,  2,         4.2255E-02, 2.1277E-03,", "2,  2,");
+        let bad = AVG.replace("2,  2,         1.0E-01,    5.0E-03,", "2,  2,");
         let e = parse_avg(Path::new("a.avg"), &bad).unwrap_err();
         assert!(
             e.to_string()

@@ -12,6 +12,8 @@
 //! 4. [`invert_occam`] → [`OccamResult`]: the smoothest layered model at the target RMS.
 //! 5. [`evaluate_mt_inversion`] → the shared quality rubric (fit, static shift,
 //!    plausibility); [`mt_water_content`] → water content per layer through `petro`.
+//!
+//! [`invert_site`] runs 2–5 for one transfer function in a single call.
 
 pub mod avg;
 pub mod dimensionality;
@@ -21,6 +23,7 @@ pub mod forward;
 pub mod jfile;
 pub mod occam;
 pub mod quality;
+pub mod site;
 pub mod sounding;
 pub mod table;
 pub mod text;
@@ -39,13 +42,14 @@ pub use forward::{
     ForwardResponse, LayeredEarth, impedance_ohm, mt1d_forward, mt1d_forward_with_jacobian,
 };
 pub use occam::{
-    OccamIteration, OccamMode, OccamOptions, OccamResult, invert_occam, log_spaced_layers,
-    occam_trial,
+    OccamIteration, OccamOptions, OccamResult, Progress, StaticShift, invert_occam,
+    log_spaced_layers, occam_trial,
 };
-pub use quality::{MtEvaluation, evaluate_mt_inversion, mt_water_content};
+pub use quality::{MtEvaluation, MtWaterContent, evaluate_mt_inversion, mt_water_content};
+pub use site::{MtSiteInversion, invert_site, invert_sounding};
 pub use sounding::{
-    ModeCurve, MtSounding, SignConvention, SoundingOptions, StaticShiftIndicator, sounding_from_tf,
-    static_shift_indicator,
+    CurveMode, ModeCurve, MtSounding, OccamMode, SignConvention, SoundingOptions,
+    StaticShiftIndicator, sounding_from_tf, static_shift_indicator,
 };
 pub use table::read_sounding_table;
 pub use tf::{Component, MU0, TfFormat, TransferFunction, phase_deg, rhoa_ohm_m};

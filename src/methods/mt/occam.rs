@@ -33,8 +33,9 @@ use num_complex::Complex64;
 
 pub use super::sounding::OccamMode;
 
-/// Settings of an Occam run.
+/// Settings of an Occam run (every key optional in JSON; unknown keys are refused).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct OccamOptions {
     /// Explicit layer thicknesses (m, top-down, one fewer than layers). When `None` the mesh
     /// is built by [`log_spaced_layers`] from the data's skin depths with `n_layers`.

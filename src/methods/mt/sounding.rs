@@ -128,8 +128,9 @@ impl SignConvention {
     }
 }
 
-/// Options for [`sounding_from_tf`].
+/// Options for [`sounding_from_tf`] (every key optional in JSON; unknown keys are refused).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SoundingOptions {
     /// Which curves.
     pub mode: OccamMode,

@@ -28,8 +28,8 @@ pub mod rng;
 
 pub use monte_carlo::{
     CellStatistics, DEFAULT_REALIZATIONS, DEFAULT_SEED, Distribution, MIN_REALIZATIONS,
-    MonteCarloOptions, Param, ParamRange, PetroPrior, PriorSource, Reliability, WaterContent,
-    WaterContentInput, percentile_sorted, reliability_of, water_content,
+    MonteCarloOptions, Param, ParamRange, PetroPrior, PriorSource, Reliability, UserPetroParams,
+    WaterContent, WaterContentInput, percentile_sorted, reliability_of, water_content,
 };
 pub use relations::{
     Archie, SaturationSolve, WaxmanSmits, archie_resistivity_ohm_m, archie_saturation,

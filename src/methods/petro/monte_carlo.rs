@@ -219,6 +219,30 @@ impl PetroPrior {
         }
     }
 
+    /// A prior from the parameters the user gave, the rest taken from `defaults` (and marked
+    /// as defaults), so that the source is classified user / partial / default correctly.
+    pub fn from_user(name: &str, given: &UserPetroParams, defaults: &PetroPrior) -> Self {
+        let pick = |u: Option<Distribution>, d: Param| match u {
+            Some(dist) => Param::user(dist),
+            None => Param::default_value(d.dist),
+        };
+        PetroPrior {
+            name: name.to_string(),
+            porosity: pick(given.porosity, defaults.porosity),
+            cementation_m: pick(given.cementation_m, defaults.cementation_m),
+            saturation_n: pick(given.saturation_n, defaults.saturation_n),
+            tortuosity_a: pick(given.tortuosity_a, defaults.tortuosity_a),
+            fluid_resistivity_ohm_m: pick(
+                given.fluid_resistivity_ohm_m,
+                defaults.fluid_resistivity_ohm_m,
+            ),
+            surface_conductivity_s_per_m: pick(
+                given.surface_conductivity_s_per_m,
+                defaults.surface_conductivity_s_per_m,
+            ),
+        }
+    }
+
     fn params(&self) -> [(&'static str, &Param); 6] {
         [
             (RANGES[0].0, &self.porosity),
@@ -260,6 +284,25 @@ impl PetroPrior {
         }
         out
     }
+}
+
+/// The petrophysical parameters a user (or a config key such as `petrophysical_params`)
+/// gave; every field is optional and unknown keys are refused, naming the valid ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UserPetroParams {
+    /// Porosity φ.
+    pub porosity: Option<Distribution>,
+    /// Cementation exponent m.
+    pub cementation_m: Option<Distribution>,
+    /// Saturation exponent n.
+    pub saturation_n: Option<Distribution>,
+    /// Tortuosity a.
+    pub tortuosity_a: Option<Distribution>,
+    /// Pore-water resistivity ρw, Ω·m.
+    pub fluid_resistivity_ohm_m: Option<Distribution>,
+    /// Surface conduction B·Qv, S/m.
+    pub surface_conductivity_s_per_m: Option<Distribution>,
 }
 
 /// Where a prior came from.
@@ -315,6 +358,7 @@ pub struct WaterContentInput<'a> {
 
 /// How many realizations and which seed.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct MonteCarloOptions {
     /// Realizations (raised to [`MIN_REALIZATIONS`] with a note when fewer are asked for).
     pub n_realizations: usize,
@@ -952,6 +996,33 @@ mod tests {
         assert_eq!(wc.prior_source, PriorSource::Partial);
         assert!(wc.notes[0].starts_with("PARTLY DEFAULT"), "{}", wc.notes[0]);
         assert!(wc.notes[0].contains("porosity"));
+    }
+
+    #[test]
+    fn user_parameters_merge_with_defaults_and_unknown_keys_are_refused() {
+        let given: UserPetroParams = serde_json::from_str(
+            r#"{"porosity": {"kind": "normal", "mean": 0.3, "std": 0.02},
+                "fluid_resistivity_ohm_m": {"kind": "fixed", "value": 15.0}}"#,
+        )
+        .unwrap();
+        let p = PetroPrior::from_user("aquifer", &given, &PetroPrior::default_regolith("x"));
+        assert_eq!(p.source(), PriorSource::Partial);
+        assert!(p.porosity.from_user && !p.cementation_m.from_user);
+        assert_eq!(
+            p.fluid_resistivity_ohm_m.dist,
+            Distribution::Fixed { value: 15.0 }
+        );
+        let e = serde_json::from_str::<UserPetroParams>(
+            r#"{"porosty": {"kind": "fixed", "value": 0.3}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("unknown field `porosty`") && e.contains("porosity"),
+            "{e}"
+        );
+        let opts: MonteCarloOptions = serde_json::from_str(r#"{"seed": 3}"#).unwrap();
+        assert_eq!(opts.n_realizations, DEFAULT_REALIZATIONS);
     }
 
     #[test]
