@@ -60,24 +60,34 @@ pub enum DimensionalityVerdict {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dimensionality {
     /// Periods, s.
+    #[serde(with = "super::nanser::vec")]
     pub period_s: Vec<f64>,
     /// Swift skew κ.
+    #[serde(with = "super::nanser::vec")]
     pub swift_skew: Vec<f64>,
     /// Swift strike, degrees (90° ambiguity).
+    #[serde(with = "super::nanser::vec")]
     pub swift_strike_deg: Vec<f64>,
     /// Bahr skew η.
+    #[serde(with = "super::nanser::vec")]
     pub bahr_skew: Vec<f64>,
     /// Phase-tensor skew angle β, degrees.
+    #[serde(with = "super::nanser::vec")]
     pub pt_beta_deg: Vec<f64>,
     /// Phase-tensor α, degrees.
+    #[serde(with = "super::nanser::vec")]
     pub pt_alpha_deg: Vec<f64>,
     /// Phase-tensor strike α − β, degrees (90° ambiguity).
+    #[serde(with = "super::nanser::vec")]
     pub pt_strike_deg: Vec<f64>,
     /// arctan Φmax, degrees.
+    #[serde(with = "super::nanser::vec")]
     pub pt_phimax_deg: Vec<f64>,
     /// arctan Φmin, degrees.
+    #[serde(with = "super::nanser::vec")]
     pub pt_phimin_deg: Vec<f64>,
     /// (Φmax − Φmin)/(Φmax + Φmin).
+    #[serde(with = "super::nanser::vec")]
     pub pt_ellipticity: Vec<f64>,
     /// Class per period (`None` where the tensor is incomplete).
     pub class: Vec<Option<DimClass>>,

@@ -240,6 +240,10 @@ fn occam_fits_the_cull_data_at_rms_1() {
     );
     assert!(r.iterations <= 10, "{} iterations", r.iterations);
     let (_, rms_larger) = occam_trial(&s, &opts, &r.last_linearization, 1.5 * r.lambda).unwrap();
+    eprintln!(
+        "Cull: RMS {} after {} iterations (first at target: {first_at_target}), μ {:.4e}; μ×1.5 → RMS {rms_larger}",
+        r.rms, r.iterations, r.lambda
+    );
     assert!(rms_larger > 1.0, "μ × 1.5 gives RMS {rms_larger}");
     let (_, rms_same) = occam_trial(&s, &opts, &r.last_linearization, r.lambda).unwrap();
     assert!(

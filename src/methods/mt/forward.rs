@@ -242,6 +242,7 @@ mod tests {
             worst_rho = worst_rho.max(((r.rhoa_ohm_m[i] - row[1]) / row[1]).abs());
             worst_phase = worst_phase.max((r.phase_deg[i] - row[2]).abs());
         }
+        eprintln!("3-layer oracle: worst ρa relative {worst_rho:e}, worst phase {worst_phase:e}°");
         assert!(
             worst_rho < 1e-8,
             "worst ρa relative difference {worst_rho:e}"
@@ -298,6 +299,7 @@ mod tests {
                     .max((dp - jp[[i, j]]).abs());
             }
         }
+        eprintln!("Jacobian vs finite differences: worst {worst:e}");
         assert!(
             worst < 1e-5,
             "worst |analytic − finite difference| {worst:e}"

@@ -21,6 +21,7 @@ pub mod edi;
 pub mod emtfxml;
 pub mod forward;
 pub mod jfile;
+pub mod nanser;
 pub mod occam;
 pub mod quality;
 pub mod site;

@@ -119,7 +119,8 @@ pub struct OccamResult {
     pub chi2_history: Vec<f64>,
     /// Iterations run.
     pub iterations: usize,
-    /// Final μ.
+    /// Final μ (NaN when no iteration ran).
+    #[serde(with = "super::nanser::num")]
     pub lambda: f64,
     /// Final roughness ‖∂m‖².
     pub roughness: f64,

@@ -45,6 +45,7 @@ pub struct MtEvaluation {
     /// Iterations.
     pub iterations: usize,
     /// Final μ.
+    #[serde(with = "super::nanser::num")]
     pub lambda: f64,
     /// Data.
     pub n_data: usize,
@@ -370,7 +371,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(wc.layers.len(), r.n_cells);
-        assert!(wc.layers.last().unwrap().depth_bottom_m.is_infinite());
+        assert_eq!(wc.layers.last().unwrap().depth_bottom_m, None);
         assert_eq!(wc.water.prior_source, PriorSource::Default);
         assert!(wc.notes[0].starts_with("DEFAULT PARAMETERS"));
         assert!(
@@ -381,7 +382,7 @@ mod tests {
         let at = |d: f64| {
             wc.layers
                 .iter()
-                .find(|l| l.depth_top_m <= d && d < l.depth_bottom_m)
+                .find(|l| l.depth_top_m <= d && d < l.depth_bottom_m.unwrap_or(f64::INFINITY))
                 .unwrap()
                 .water_content_mean
         };

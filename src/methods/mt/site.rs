@@ -118,5 +118,10 @@ mod tests {
         assert!(out.static_shift_indicator.is_some());
         assert!(out.dimensionality.is_some());
         assert!(out.evaluation.summary.contains("SAGE_2005_og"));
+        // The whole result survives a JSON round trip (masked values as null).
+        let text = serde_json::to_string(&out).unwrap();
+        let back: MtSiteInversion = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.result.chi2, out.result.chi2);
+        assert_eq!(back.sounding.period_s, out.sounding.period_s);
     }
 }

@@ -53,12 +53,16 @@ pub struct ModeCurve {
     /// Which curve.
     pub mode: CurveMode,
     /// Apparent resistivity, Ω·m.
+    #[serde(with = "super::nanser::vec")]
     pub rhoa_ohm_m: Vec<f64>,
     /// Standard deviation of log10 ρa.
+    #[serde(with = "super::nanser::vec")]
     pub log10_rhoa_std: Vec<f64>,
     /// Phase in degrees, first-quadrant convention (half-space +45°).
+    #[serde(with = "super::nanser::vec")]
     pub phase_deg: Vec<f64>,
     /// Standard deviation of the phase, degrees.
+    #[serde(with = "super::nanser::vec")]
     pub phase_std_deg: Vec<f64>,
 }
 
@@ -320,10 +324,12 @@ pub fn sounding_from_tf(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StaticShiftIndicator {
     /// Geometric-mean ratio ρa,xy/ρa,yx over the shortest-period quarter of the data.
+    #[serde(with = "super::nanser::num")]
     pub ratio_xy_over_yx: f64,
     /// Periods used.
     pub n_periods_used: usize,
     /// Median |φxy − φyx| there, degrees (parallel curves have similar phases).
+    #[serde(with = "super::nanser::num")]
     pub median_phase_difference_deg: f64,
     /// True when the ratio exceeds 2.5 (or is below 1/2.5) while the phases agree within 10°.
     pub flagged: bool,

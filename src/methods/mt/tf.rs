@@ -67,11 +67,13 @@ pub struct TransferFunction {
     #[serde(with = "ser::tensors")]
     pub z: Option<Vec<Tensor>>,
     /// Standard deviation of each impedance element, (mV/km)/nT.
+    #[serde(with = "super::nanser::opt_tensors")]
     pub z_std: Option<Vec<[[f64; 2]; 2]>>,
     /// Tipper `[Tx, Ty]` per period (dimensionless); `None` when absent.
     #[serde(with = "ser::pairs")]
     pub tipper: Option<Vec<[Complex64; 2]>>,
     /// Standard deviation of each tipper element.
+    #[serde(with = "super::nanser::opt_pairs")]
     pub tipper_std: Option<Vec<[f64; 2]>>,
     /// The impedance units the file declared (or "not stated").
     pub units_in_file: String,
@@ -246,8 +248,8 @@ mod ser {
     fn c(x: Complex64) -> [f64; 2] {
         [x.re, x.im]
     }
-    fn z(p: [f64; 2]) -> Complex64 {
-        Complex64::new(p[0], p[1])
+    fn z(p: [Option<f64>; 2]) -> Complex64 {
+        Complex64::new(p[0].unwrap_or(f64::NAN), p[1].unwrap_or(f64::NAN))
     }
 
     pub mod tensors {
@@ -267,7 +269,8 @@ mod ser {
         pub fn deserialize<'de, D: Deserializer<'de>>(
             d: D,
         ) -> Result<Option<Vec<Tensor>>, D::Error> {
-            Ok(Option::<Plain>::deserialize(d)?.map(|v| {
+            type In = Vec<[[[Option<f64>; 2]; 2]; 2]>;
+            Ok(Option::<In>::deserialize(d)?.map(|v| {
                 v.into_iter()
                     .map(|t| [[z(t[0][0]), z(t[0][1])], [z(t[1][0]), z(t[1][1])]])
                     .collect()
@@ -291,7 +294,8 @@ mod ser {
         pub fn deserialize<'de, D: Deserializer<'de>>(
             d: D,
         ) -> Result<Option<Vec<[Complex64; 2]>>, D::Error> {
-            Ok(Option::<Plain>::deserialize(d)?
+            type In = Vec<[[Option<f64>; 2]; 2]>;
+            Ok(Option::<In>::deserialize(d)?
                 .map(|v| v.into_iter().map(|t| [z(t[0]), z(t[1])]).collect()))
         }
     }
@@ -341,5 +345,13 @@ mod tests {
         );
         let back: TransferFunction = serde_json::from_str(&json).unwrap();
         assert_eq!(back, tf);
+        // Missing values (NaN) are written as null and read back as NaN.
+        tf.z.as_mut().unwrap()[0][0][0] = Complex64::new(f64::NAN, f64::NAN);
+        tf.z_std = Some(vec![[[f64::NAN, 0.1], [0.2, 0.3]]]);
+        let json = serde_json::to_string(&tf).unwrap();
+        let back: TransferFunction = serde_json::from_str(&json).unwrap();
+        assert!(back.z.as_ref().unwrap()[0][0][0].re.is_nan());
+        assert!(back.z_std.as_ref().unwrap()[0][0][0].is_nan());
+        assert_eq!(back.z_std.as_ref().unwrap()[0][1][1], 0.3);
     }
 }

@@ -70,8 +70,8 @@ pub struct LayerWaterContent {
     pub station_index: Option<usize>,
     /// Depth of the layer top, m.
     pub depth_top_m: f64,
-    /// Depth of the layer bottom, m (infinite for the half-space).
-    pub depth_bottom_m: f64,
+    /// Depth of the layer bottom, m; `None` for the half-space (written `inf` in the CSV).
+    pub depth_bottom_m: Option<f64>,
     /// The layer's resistivity, Ω·m.
     pub resistivity_ohm_m: f64,
     /// Mean water content, m³/m³.
@@ -99,7 +99,7 @@ pub fn layer_rows(
         .iter()
         .enumerate()
         .map(|(i, &rho)| {
-            let bottom = thickness_m.get(i).map_or(f64::INFINITY, |h| top + h);
+            let bottom = thickness_m.get(i).map(|h| top + h);
             let row = LayerWaterContent {
                 station_index,
                 depth_top_m: top,
@@ -111,7 +111,7 @@ pub fn layer_rows(
                 water_content_p50: wc.water_content.p50.get(i).copied().unwrap_or(f64::NAN),
                 water_content_p90: wc.water_content.p90.get(i).copied().unwrap_or(f64::NAN),
             };
-            top = bottom;
+            top = bottom.unwrap_or(f64::INFINITY);
             row
         })
         .collect()
@@ -148,7 +148,7 @@ pub fn water_content_by_layer_csv(rows: &[LayerWaterContent]) -> String {
         out.push_str(&format!(
             "{},{},{},{},{},{},{},{}\n",
             f(r.depth_top_m),
-            f(r.depth_bottom_m),
+            f(r.depth_bottom_m.unwrap_or(f64::INFINITY)),
             f(r.resistivity_ohm_m),
             f(r.water_content_mean),
             f(r.water_content_std),
@@ -180,8 +180,8 @@ mod tests {
         .unwrap();
         let rows = layer_rows(Some(4), &[10.0, 25.0], &rho, &wc);
         assert_eq!(rows[1].depth_top_m, 10.0);
-        assert_eq!(rows[1].depth_bottom_m, 35.0);
-        assert!(rows[2].depth_bottom_m.is_infinite());
+        assert_eq!(rows[1].depth_bottom_m, Some(35.0));
+        assert_eq!(rows[2].depth_bottom_m, None);
         let csv = water_content_by_layer_csv(&rows);
         let mut lines = csv.lines();
         assert_eq!(

@@ -852,6 +852,10 @@ mod tests {
         // a negligible share (S = 1 is 3.9 σ above the median).
         let s0 = (10.0f64 / (0.3f64.powi(2) * 400.0)).sqrt();
         let med = wc.saturation.p50[0];
+        eprintln!(
+            "MC median of S {med} vs exact {s0}: relative {:e}",
+            (med - s0) / s0
+        );
         assert!(
             ((med - s0) / s0).abs() < 0.005,
             "median {med} vs exact {s0}"
@@ -862,6 +866,10 @@ mod tests {
         assert!(wc.clipped_share[0] < 1e-3);
         let wc2 = water_content_percentiles(&input, &opts, 16.0, 84.0);
         let width = (wc2.1 - wc2.0) / 0.3;
+        eprintln!(
+            "MC 16–84 % width {width} vs exact {exact_width}: relative {:e}",
+            (width - exact_width) / exact_width
+        );
         assert!(
             ((width - exact_width) / exact_width).abs() < 0.02,
             "16–84 % width {width} vs exact {exact_width}"

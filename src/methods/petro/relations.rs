@@ -254,6 +254,7 @@ mod tests {
                 }
             }
         }
+        eprintln!("Archie round trip: worst relative error {worst:e}");
         assert!(worst < 1e-12, "worst relative round-trip error {worst:e}");
     }
 
