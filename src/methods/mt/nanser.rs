@@ -30,6 +30,8 @@ pub mod vec {
 pub mod opt_tensors {
     use super::*;
 
+    type Tensors = Option<Vec<[[f64; 2]; 2]>>;
+
     /// Serialize.
     pub fn serialize<S: Serializer>(
         v: &Option<Vec<[[f64; 2]; 2]>>,
@@ -39,9 +41,7 @@ pub mod opt_tensors {
     }
 
     /// Deserialize, null → NaN.
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<Vec<[[f64; 2]; 2]>>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Tensors, D::Error> {
         type Plain = Option<Vec<[[Option<f64>; 2]; 2]>>;
         Ok(Plain::deserialize(d)?.map(|v| {
             v.into_iter()
