@@ -211,7 +211,7 @@ pub fn parse_edi(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
 }
 
 fn is_data_block(k: &str) -> bool {
-    const FIXED: [&str; 8] = [
+    const FIXED: [&str; 7] = [
         "FREQ",
         "ZROT",
         "RHOROT",
@@ -219,7 +219,6 @@ fn is_data_block(k: &str) -> bool {
         "SPECTRA",
         "TXVAR.EXP",
         "TYVAR.EXP",
-        "TIPMAG",
     ];
     if FIXED.contains(&k) {
         return true;
@@ -262,8 +261,20 @@ fn impedance_blocks_to_tf(
             "none",
         ));
     }
-    // Every data block must hold one value per frequency.
+    // Every data block we use must hold one value per frequency; a rotation block that does
+    // not is reported and left unused.
+    let mut bad_rot = Vec::new();
     for b in blocks.iter().filter(|b| b.key != "SPECTRA") {
+        if b.values.len() != n && b.key.ends_with("ROT") {
+            tf.notes.push(format!(
+                ">{} (line {}) holds {} values for {n} frequencies: ignored.",
+                b.key,
+                b.line,
+                b.values.len()
+            ));
+            bad_rot.push(b.key.clone());
+            continue;
+        }
         if b.values.len() != n {
             return Err(ReadError::malformed(
                 path,
@@ -291,7 +302,12 @@ fn impedance_blocks_to_tf(
             v
         }
     };
-    let get = |k: &str| find(k).map(|b| b.values.iter().map(|&v| clean(v)).collect::<Vec<f64>>());
+    let get = |k: &str| {
+        if bad_rot.iter().any(|r| r == k) {
+            return None;
+        }
+        find(k).map(|b| b.values.iter().map(|&v| clean(v)).collect::<Vec<f64>>())
+    };
     tf.period_s = freq.values.iter().map(|&f| 1.0 / f).collect();
 
     let comps = [("XX", 0, 0), ("XY", 0, 1), ("YX", 1, 0), ("YY", 1, 1)];
@@ -801,6 +817,17 @@ mod tests {
         assert!(
             (phs[0] + 140.0).abs() < 1e-12,
             "yx negated into the third quadrant"
+        );
+    }
+
+    #[test]
+    fn a_short_rotation_block_is_reported_not_fatal() {
+        let text = SMALL.replace(">ZXYR //3", ">ZROT //2\n 0 0\n>ZXYR //3");
+        let tf = parse_edi(Path::new("t.edi"), &text).unwrap();
+        assert!(
+            tf.notes
+                .iter()
+                .any(|n| n.contains(">ZROT") && n.contains("ignored"))
         );
     }
 
