@@ -50,7 +50,7 @@ pub use quality::{MtEvaluation, MtWaterContent, evaluate_mt_inversion, mt_water_
 pub use site::{MtSiteInversion, invert_site, invert_sounding};
 pub use sounding::{
     CurveMode, ModeCurve, MtSounding, OccamMode, SignConvention, SoundingOptions,
-    StaticShiftIndicator, sounding_from_tf, static_shift_indicator,
+    StaticShiftIndicator, apply_error_floor, sounding_from_tf, static_shift_indicator,
 };
 pub use table::read_sounding_table;
 pub use tf::{Component, MU0, TfFormat, TransferFunction, phase_deg, rhoa_ohm_m};

@@ -320,6 +320,38 @@ pub fn sounding_from_tf(
     })
 }
 
+/// Raise every error of a sounding to the floor equivalent to `z_error_floor_percent` on |Z|
+/// (δlog10 ρa = 2·f/ln 10, δφ = asin f), e.g. for a ρa/φ table whose stated errors are
+/// smaller than the data warrant; returns how many values were raised (and notes it).
+pub fn apply_error_floor(s: &mut MtSounding, z_error_floor_percent: f64) -> usize {
+    let f = (z_error_floor_percent / 100.0).max(0.0);
+    let lr = 2.0 * f / std::f64::consts::LN_10;
+    let ph = f.min(1.0).asin().to_degrees();
+    let mut raised = 0;
+    for c in &mut s.curves {
+        for v in c.log10_rhoa_std.iter_mut() {
+            if !v.is_nan() && *v < lr {
+                *v = lr;
+                raised += 1;
+            }
+        }
+        for v in c.phase_std_deg.iter_mut() {
+            if !v.is_nan() && *v < ph {
+                *v = ph;
+                raised += 1;
+            }
+        }
+    }
+    if raised > 0 {
+        s.notes.push(format!(
+            "{raised} errors raised to the floor of {z_error_floor_percent:.1} % on |Z| \
+             ({:.1} % in ρa, {ph:.2}° in phase).",
+            200.0 * f
+        ));
+    }
+    raised
+}
+
 /// A data-based static-shift indicator between the xy and yx curves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StaticShiftIndicator {
@@ -449,6 +481,23 @@ mod tests {
             let d = sounding_from_tf(&tf, &SoundingOptions::default()).unwrap();
             assert!((d.curves[0].phase_deg[3] - 45.0).abs() < 1e-9);
         }
+    }
+
+    #[test]
+    fn error_floor_raises_small_errors_only() {
+        let mut s = sounding_from_tf(
+            &tf_1d(false, 1.0),
+            &SoundingOptions {
+                mode: OccamMode::Xy,
+                z_error_floor_percent: 1.0,
+            },
+        )
+        .unwrap();
+        // Stated 1 % → floor 5 %: every ρa and φ error is raised, none twice.
+        let n = apply_error_floor(&mut s, 5.0);
+        assert_eq!(n, 24);
+        assert!((s.curves[0].log10_rhoa_std[0] - 0.1 / std::f64::consts::LN_10).abs() < 1e-15);
+        assert_eq!(apply_error_floor(&mut s, 5.0), 0);
     }
 
     #[test]
