@@ -9,7 +9,9 @@
 //! * Z_j = ζ_j·(Z_{j+1} + ζ_j·t_j)/(ζ_j + Z_{j+1}·t_j), t_j = tanh(k_j·h_j),
 //! * ρa = |Z_1|²/(ωμ0), φ = arg Z_1 (45° for a half-space).
 //!
-//! tanh is evaluated as (1 − e^{−2x})/(1 + e^{−2x}) (Re x > 0), which cannot overflow.
+//! With √i = e^{iπ/4}: ζ_j = √(ωμ0ρ_j)·√i and k_j·h_j = √(ωμ0/ρ_j)·h_j·√i, so only real
+//! square roots are taken; tanh is evaluated as (1 − e^{−2x})/(1 + e^{−2x}) (Re x > 0), which
+//! cannot overflow.
 //!
 //! Jacobian (derived here by the chain rule through the recursion): with N = Z_{j+1} + ζ t,
 //! D = ζ + Z_{j+1} t,
@@ -65,54 +67,68 @@ pub struct ForwardResponse {
     pub phase_deg: Vec<f64>,
 }
 
-/// tanh(x) for Re x ≥ 0 as (1 − e^{−2x})/(1 + e^{−2x}).
-fn tanh_stable(x: Complex64) -> Complex64 {
-    let e = (-2.0 * x).exp();
+/// √i = e^{iπ/4} = (1 + i)/√2: ζ = √(ωμ0ρ)·√i and k·h = √(ωμ0/ρ)·h·√i, so only real square
+/// roots are needed.
+const SQRT_I: Complex64 = Complex64::new(
+    std::f64::consts::FRAC_1_SQRT_2,
+    std::f64::consts::FRAC_1_SQRT_2,
+);
+
+/// tanh(a·√i) for real a ≥ 0 as (1 − e)/(1 + e) with e = e^{−2a√i} =
+/// e^{−√2·a}·(cos √2a − i·sin √2a); for √2·a > 40 (|e| < 5·10⁻¹⁸) it is 1 to the last bit.
+fn tanh_sqrt_i(a: f64) -> Complex64 {
+    let b = std::f64::consts::SQRT_2 * a;
+    if b > 40.0 {
+        return Complex64::new(1.0, 0.0);
+    }
+    let m = (-b).exp();
+    let (sn, cs) = b.sin_cos();
+    let e = Complex64::new(m * cs, -m * sn);
     (1.0 - e) / (1.0 + e)
 }
 
-/// The surface impedance Z_1 in ohms (module docs). `rho` top-down, `thick` one shorter.
-pub fn impedance_ohm(period_s: f64, rho: &[f64], thick: &[f64]) -> Complex64 {
-    let omega = 2.0 * std::f64::consts::PI / period_s;
-    let iwm = Complex64::new(0.0, omega * MU0);
-    let n = rho.len();
-    let mut z = (iwm * rho[n - 1]).sqrt();
+/// √(ωμ0) for a period.
+pub(crate) fn sqrt_omega_mu0(period_s: f64) -> f64 {
+    (2.0 * std::f64::consts::PI / period_s * MU0).sqrt()
+}
+
+/// The recursion with √ρ precomputed (module docs).
+pub(crate) fn impedance_core(sqrt_w: f64, sqrt_rho: &[f64], thick: &[f64]) -> Complex64 {
+    let n = sqrt_rho.len();
+    let mut z = SQRT_I * (sqrt_w * sqrt_rho[n - 1]);
     for j in (0..n - 1).rev() {
-        let zeta = (iwm * rho[j]).sqrt();
-        let k = (iwm / rho[j]).sqrt();
-        let t = tanh_stable(k * thick[j]);
+        let zeta = SQRT_I * (sqrt_w * sqrt_rho[j]);
+        let t = tanh_sqrt_i(sqrt_w / sqrt_rho[j] * thick[j]);
         z = zeta * (z + zeta * t) / (zeta + z * t);
     }
     z
 }
 
-/// Z_1 and ∂Z_1/∂ln ρ_j for every layer (module docs); `dz` must have `rho.len()` entries.
-pub fn impedance_and_derivatives(
-    period_s: f64,
-    rho: &[f64],
+/// Z_1 and ∂Z_1/∂ln ρ_j with √ρ precomputed (module docs); `d_up` is scratch space.
+pub(crate) fn impedance_and_derivatives_core(
+    sqrt_w: f64,
+    sqrt_rho: &[f64],
     thick: &[f64],
     dz: &mut [Complex64],
+    d_up: &mut [Complex64],
 ) -> Complex64 {
-    let omega = 2.0 * std::f64::consts::PI / period_s;
-    let iwm = Complex64::new(0.0, omega * MU0);
-    let n = rho.len();
+    let n = sqrt_rho.len();
     // Upward sweep, keeping each layer's local partials.
-    let mut z_below = (iwm * rho[n - 1]).sqrt();
+    let mut z_below = SQRT_I * (sqrt_w * sqrt_rho[n - 1]);
     dz[n - 1] = 0.5 * z_below; // local ∂Z_N/∂ln ρ_N
-    // d_up[j] = ∂Z_j/∂Z_{j+1}
-    let mut d_up = vec![Complex64::new(0.0, 0.0); n];
     for j in (0..n - 1).rev() {
-        let zeta = (iwm * rho[j]).sqrt();
-        let k = (iwm / rho[j]).sqrt();
-        let kh = k * thick[j];
-        let t = tanh_stable(kh);
+        let zeta = SQRT_I * (sqrt_w * sqrt_rho[j]);
+        let a = sqrt_w / sqrt_rho[j] * thick[j];
+        let kh = SQRT_I * a;
+        let t = tanh_sqrt_i(a);
         let num = z_below + zeta * t;
         let den = zeta + z_below * t;
-        let zj = zeta * num / den;
+        let inv_den = 1.0 / den;
+        let zj = zeta * num * inv_den;
         let one_t2 = 1.0 - t * t;
-        d_up[j] = zeta * zeta * one_t2 / (den * den);
-        let dz_dzeta = num / den + zeta * t / den - zeta * num / (den * den);
-        let dz_dt = zeta * (zeta * zeta - z_below * z_below) / (den * den);
+        d_up[j] = zeta * zeta * one_t2 * inv_den * inv_den;
+        let dz_dzeta = (num + zeta * t) * inv_den - zeta * num * inv_den * inv_den;
+        let dz_dt = zeta * (zeta * zeta - z_below * z_below) * inv_den * inv_den;
         dz[j] = 0.5 * zeta * dz_dzeta - 0.5 * one_t2 * kh * dz_dt;
         z_below = zj;
     }
@@ -127,12 +143,31 @@ pub fn impedance_and_derivatives(
     z_below
 }
 
+/// The surface impedance Z_1 in ohms (module docs). `rho` top-down, `thick` one shorter.
+pub fn impedance_ohm(period_s: f64, rho: &[f64], thick: &[f64]) -> Complex64 {
+    let sqrt_rho: Vec<f64> = rho.iter().map(|r| r.sqrt()).collect();
+    impedance_core(sqrt_omega_mu0(period_s), &sqrt_rho, thick)
+}
+
+/// Z_1 and ∂Z_1/∂ln ρ_j for every layer (module docs); `dz` must have `rho.len()` entries.
+pub fn impedance_and_derivatives(
+    period_s: f64,
+    rho: &[f64],
+    thick: &[f64],
+    dz: &mut [Complex64],
+) -> Complex64 {
+    let sqrt_rho: Vec<f64> = rho.iter().map(|r| r.sqrt()).collect();
+    let mut d_up = vec![Complex64::new(0.0, 0.0); rho.len()];
+    impedance_and_derivatives_core(sqrt_omega_mu0(period_s), &sqrt_rho, thick, dz, &mut d_up)
+}
+
 /// ρa and φ of a layered earth at each period.
 pub fn mt1d_forward(period_s: &[f64], earth: &LayeredEarth) -> ForwardResponse {
     let mut rhoa = Vec::with_capacity(period_s.len());
     let mut phase = Vec::with_capacity(period_s.len());
+    let sqrt_rho: Vec<f64> = earth.resistivity_ohm_m.iter().map(|r| r.sqrt()).collect();
     for &t in period_s {
-        let z = impedance_ohm(t, &earth.resistivity_ohm_m, &earth.thickness_m);
+        let z = impedance_core(sqrt_omega_mu0(t), &sqrt_rho, &earth.thickness_m);
         let omega = 2.0 * std::f64::consts::PI / t;
         rhoa.push(z.norm_sqr() / (omega * MU0));
         phase.push(z.im.atan2(z.re).to_degrees());
@@ -157,8 +192,16 @@ pub fn mt1d_forward_with_jacobian(
     let mut rhoa = Vec::with_capacity(m);
     let mut phase = Vec::with_capacity(m);
     let mut dz = vec![Complex64::new(0.0, 0.0); n];
+    let mut d_up = vec![Complex64::new(0.0, 0.0); n];
+    let sqrt_rho: Vec<f64> = earth.resistivity_ohm_m.iter().map(|r| r.sqrt()).collect();
     for (i, &t) in period_s.iter().enumerate() {
-        let z = impedance_and_derivatives(t, &earth.resistivity_ohm_m, &earth.thickness_m, &mut dz);
+        let z = impedance_and_derivatives_core(
+            sqrt_omega_mu0(t),
+            &sqrt_rho,
+            &earth.thickness_m,
+            &mut dz,
+            &mut d_up,
+        );
         let omega = 2.0 * std::f64::consts::PI / t;
         rhoa.push(z.norm_sqr() / (omega * MU0));
         phase.push(z.im.atan2(z.re).to_degrees());

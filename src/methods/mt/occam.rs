@@ -26,7 +26,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::MtError;
-use super::forward::{LayeredEarth, impedance_and_derivatives, mt1d_forward};
+use super::forward::{
+    LayeredEarth, impedance_and_derivatives_core, impedance_core, mt1d_forward, sqrt_omega_mu0,
+};
 use super::sounding::{CurveMode, ModeCurve, MtSounding};
 use super::tf::MU0;
 use num_complex::Complex64;
@@ -226,15 +228,18 @@ impl Problem<'_> {
             used[r.period] = true;
         }
         let mut dz = vec![Complex64::new(0.0, 0.0); self.n_layers];
+        let mut d_up = vec![Complex64::new(0.0, 0.0); self.n_layers];
+        let sqrt_rho: Vec<f64> = rho.iter().map(|r| r.sqrt()).collect();
         for (i, &t) in periods.iter().enumerate() {
             if !used[i] {
                 continue;
             }
             let omega = 2.0 * std::f64::consts::PI / t;
+            let sw = sqrt_omega_mu0(t);
             let z = if want_j {
-                impedance_and_derivatives(t, &rho, &self.thick, &mut dz)
+                impedance_and_derivatives_core(sw, &sqrt_rho, &self.thick, &mut dz, &mut d_up)
             } else {
-                super::forward::impedance_ohm(t, &rho, &self.thick)
+                impedance_core(sw, &sqrt_rho, &self.thick)
             };
             lr[i] = (z.norm_sqr() / (omega * MU0)).log10();
             ph[i] = z.im.atan2(z.re).to_degrees();
@@ -631,11 +636,21 @@ pub fn invert_occam(
             let c = pb.chi2_sum(&pred) / nd as f64;
             c.is_finite().then_some((c, q))
         };
-        // Coarse grid in log10 μ.
+        // A grid in log10 μ: the first iteration spans ten decades (step 1) around the scale
+        // where μ·∂ᵀ∂ and GᵀG are comparable, later ones ±2 decades (step ½) around the
+        // previous μ; the grid grows while the point sought (the largest feasible μ, or the
+        // least misfit) sits on its edge.
         let l0 = scale.log10();
-        let grid: Vec<f64> = (0..=20).map(|i| l0 - 6.0 + 0.5 * i as f64).collect();
+        let (lo_lim, hi_lim) = (l0 - 14.0, l0 + 12.0);
+        let (centre, half, step): (f64, f64, f64) = if lambda.is_finite() {
+            (lambda.log10(), 2.0, 0.5)
+        } else {
+            (l0 - 1.0, 5.0, 1.0)
+        };
+        let n_steps = (2.0 * half / step).round() as usize;
         let mut trials: Vec<(f64, f64, Vec<f64>)> = Vec::new();
-        for &lm in &grid {
+        for i in 0..=n_steps {
+            let lm = centre - half + step * i as f64;
             if let Some((c, q)) = eval(10f64.powf(lm), &mut n_forward) {
                 trials.push((lm, c, q));
             }
@@ -644,6 +659,39 @@ pub fn invert_occam(
             return Err(MtError::Numerical(format!(
                 "iteration {it}: no trial μ gave a solvable system"
             )));
+        }
+        for _ in 0..24 {
+            let last = trials.len() - 1;
+            let (left, right) = match (0..trials.len())
+                .rev()
+                .find(|&i| trials[i].1 <= target_chi2)
+            {
+                Some(ia) => (false, ia == last),
+                None => {
+                    let ib = (0..trials.len())
+                        .min_by(|&a, &b| trials[a].1.total_cmp(&trials[b].1))
+                        .unwrap_or(0);
+                    (ib == 0, ib == last)
+                }
+            };
+            let lm = if right {
+                trials[last].0 + step
+            } else if left {
+                trials[0].0 - step
+            } else {
+                break;
+            };
+            if !(lo_lim..=hi_lim).contains(&lm) {
+                break;
+            }
+            let Some((c, q)) = eval(10f64.powf(lm), &mut n_forward) else {
+                break;
+            };
+            if right {
+                trials.push((lm, c, q));
+            } else {
+                trials.insert(0, (lm, c, q));
+            }
         }
         let feasible: Vec<usize> = (0..trials.len())
             .filter(|&i| trials[i].1 <= target_chi2)
@@ -655,7 +703,7 @@ pub fn invert_occam(
             let (mut la, mut ca, mut qa) = (trials[ia].0, trials[ia].1, trials[ia].2.clone());
             if ia + 1 < trials.len() {
                 let mut lb = trials[ia + 1].0;
-                for _ in 0..9 {
+                for _ in 0..7 {
                     let lm = 0.5 * (la + lb);
                     match eval(10f64.powf(lm), &mut n_forward) {
                         Some((c, q)) if c <= target_chi2 => {
@@ -679,13 +727,18 @@ pub fn invert_occam(
             best_lm = trials[ib].0;
             best_c = trials[ib].1;
             best_q = trials[ib].2.clone();
-            let (mut a, mut b) = (best_lm - 0.5, best_lm + 0.5);
+            let (mut a, mut b) = (
+                trials
+                    .get(ib.wrapping_sub(1))
+                    .map_or(best_lm - step, |t| t.0),
+                trials.get(ib + 1).map_or(best_lm + step, |t| t.0),
+            );
             let gr = 0.5 * (5f64.sqrt() - 1.0);
             let mut x1 = b - gr * (b - a);
             let mut x2 = a + gr * (b - a);
             let mut f1 = eval(10f64.powf(x1), &mut n_forward);
             let mut f2 = eval(10f64.powf(x2), &mut n_forward);
-            for _ in 0..12 {
+            for _ in 0..8 {
                 let v1 = f1.as_ref().map_or(f64::INFINITY, |x| x.0);
                 let v2 = f2.as_ref().map_or(f64::INFINITY, |x| x.0);
                 if v1 < best_c
