@@ -230,8 +230,8 @@ pub fn parse_avg(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
                 tf.units_in_file = "(mV/km)/nT (MTEdit convention; not checked)".into();
             }
         }
-        tf.z = Some(z);
-        tf.z_std = Some(zs);
+        tf.z_mv_km_nt = Some(z);
+        tf.z_std_mv_km_nt = Some(zs);
     }
     if any_t {
         tf.tipper = Some(t);
@@ -259,7 +259,7 @@ $Rx.Cmp = Zyx\n\
         let tf = parse_avg(Path::new("a.avg"), AVG).unwrap();
         assert_eq!(tf.site, "7");
         assert_eq!(tf.period_s, vec![0.5, 1.0]);
-        let z = tf.z.as_ref().unwrap();
+        let z = tf.z_mv_km_nt.as_ref().unwrap();
         let zxy = z[1][0][1];
         assert!((zxy.norm() - 20.0).abs() < 1e-12);
         assert!((zxy.arg() - 0.4).abs() < 1e-12);

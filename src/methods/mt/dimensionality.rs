@@ -171,7 +171,7 @@ pub fn dimensionality(tf: &TransferFunction) -> Dimensionality {
         verdict: DimensionalityVerdict::NotAssessable,
         sentence: String::new(),
     };
-    let Some(z) = tf.z.as_ref() else {
+    let Some(z) = tf.z_mv_km_nt.as_ref() else {
         d.sentence = "No impedance tensor: dimensionality cannot be assessed.".into();
         return d;
     };
@@ -318,11 +318,11 @@ mod tests {
         let mut tf = TransferFunction::empty(TfFormat::Edi);
         tf.period_s = vec![1.0, 2.0, 3.0];
         let zxy = c(1.0, 1.0);
-        tf.z = Some(vec![[[c(0.0, 0.0), zxy], [-zxy, c(0.0, 0.0)]]; 3]);
+        tf.z_mv_km_nt = Some(vec![[[c(0.0, 0.0), zxy], [-zxy, c(0.0, 0.0)]]; 3]);
         let d = dimensionality(&tf);
         assert_eq!(d.verdict, DimensionalityVerdict::OneDDefensible);
         assert_eq!(d.share_1d, 1.0);
-        tf.z = None;
+        tf.z_mv_km_nt = None;
         assert_eq!(
             dimensionality(&tf).verdict,
             DimensionalityVerdict::NotAssessable

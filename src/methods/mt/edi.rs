@@ -336,8 +336,8 @@ fn impedance_blocks_to_tf(
             tf.notes
                 .push("No impedance variances in the file: errors must come from a floor.".into());
         }
-        tf.z = Some(z);
-        tf.z_std = Some(zs);
+        tf.z_mv_km_nt = Some(z);
+        tf.z_std_mv_km_nt = Some(zs);
         tf.units_in_file = "(mV/km)/nT (EDI standard; not stated in the file)".into();
     } else if comps
         .iter()
@@ -380,8 +380,8 @@ fn impedance_blocks_to_tf(
                 );
             }
         }
-        tf.z = Some(z);
-        tf.z_std = Some(zs);
+        tf.z_mv_km_nt = Some(z);
+        tf.z_std_mv_km_nt = Some(zs);
         tf.units_in_file =
             "apparent resistivity (Ω·m) and phase (°); impedance derived in (mV/km)/nT".into();
         tf.notes.push(
@@ -413,7 +413,7 @@ fn impedance_blocks_to_tf(
         tf.tipper = Some(t);
         tf.tipper_std = Some(ts);
     }
-    if tf.z.is_none() && tf.tipper.is_none() {
+    if tf.z_mv_km_nt.is_none() && tf.tipper.is_none() {
         return Err(ReadError::format(
             path,
             "the EDI file has frequencies but no impedance, apparent resistivity/phase or \
@@ -721,8 +721,8 @@ fn spectra_to_tf(
     }
     tf.period_s = period;
     if has_e {
-        tf.z = Some(z);
-        tf.z_std = Some(zs);
+        tf.z_mv_km_nt = Some(z);
+        tf.z_std_mv_km_nt = Some(zs);
     }
     if hz.is_some() {
         tf.tipper = Some(t);
@@ -772,11 +772,11 @@ mod tests {
         let tf = parse_edi(Path::new("t.edi"), SMALL).unwrap();
         assert_eq!(tf.site, "T1");
         assert_eq!(tf.period_s, vec![0.1, 1.0, 10.0]);
-        let z = tf.z.as_ref().unwrap();
+        let z = tf.z_mv_km_nt.as_ref().unwrap();
         // Period 10 s was the third frequency (0.1 Hz).
         assert_eq!(z[2][0][1], Complex64::new(3.0, 3.0));
         assert!(z[0][0][0].re.is_nan(), "Zxx was not in the file");
-        let s = tf.z_std.as_ref().unwrap();
+        let s = tf.z_std_mv_km_nt.as_ref().unwrap();
         assert!((s[0][0][1] - 0.2).abs() < 1e-15);
         assert!(s[2][0][1].is_nan(), "EMPTY variance is missing");
         assert!((tf.latitude_deg.unwrap() + 34.5).abs() < 1e-12);

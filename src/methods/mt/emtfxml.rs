@@ -438,7 +438,7 @@ pub fn parse_emtf_xml(path: &Path, text: &str) -> Result<TransferFunction, ReadE
         };
         tf.units_in_file = units;
         let s2 = scale.norm_sqr();
-        tf.z = Some(
+        tf.z_mv_km_nt = Some(
             zs.iter()
                 .map(|t| {
                     [
@@ -448,7 +448,7 @@ pub fn parse_emtf_xml(path: &Path, text: &str) -> Result<TransferFunction, ReadE
                 })
                 .collect(),
         );
-        tf.z_std = Some(
+        tf.z_std_mv_km_nt = Some(
             zvar.iter()
                 .map(|v| {
                     let f = |x: f64| (x.abs() * s2).sqrt();
@@ -523,7 +523,7 @@ mod tests {
         let tf = parse_emtf_xml(Path::new("a.xml"), XML).unwrap();
         assert_eq!(tf.site, "S1");
         assert_eq!(tf.period_s, vec![1.0, 10.0]);
-        let z = tf.z.as_ref().unwrap();
+        let z = tf.z_mv_km_nt.as_ref().unwrap();
         let expected = ohm_to_field(Complex64::new(1e-3, 2e-3));
         assert!((z[1][0][1] - expected).norm() < 1e-15 * expected.norm());
         // The name-only value lands on Zxy.

@@ -51,7 +51,7 @@ fn every_staged_file_matches_mt_metadata() {
             "{name} tipper"
         );
         assert_eq!(
-            tf.z.is_some(),
+            tf.z_mv_km_nt.is_some(),
             o["impedance_present"].as_bool().unwrap(),
             "{name} impedance"
         );

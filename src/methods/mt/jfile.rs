@@ -289,8 +289,8 @@ pub fn parse_jfile(path: &Path, text: &str) -> Result<TransferFunction, ReadErro
                 }
             }
         }
-        tf.z = Some(z);
-        tf.z_std = Some(zs);
+        tf.z_mv_km_nt = Some(z);
+        tf.z_std_mv_km_nt = Some(zs);
     }
     if any_t {
         tf.tipper = Some(t);
@@ -318,7 +318,10 @@ mod tests {
         let tf = parse_jfile(Path::new("a.j"), &jfile("S.I.", (3.0, 4.0), 10.0)).unwrap();
         assert_eq!(tf.site, "SITE");
         assert_eq!(tf.period_s, vec![2.0, 4.0]);
-        assert_eq!(tf.z.as_ref().unwrap()[0][0][1], Complex64::new(3.0, 4.0));
+        assert_eq!(
+            tf.z_mv_km_nt.as_ref().unwrap()[0][0][1],
+            Complex64::new(3.0, 4.0)
+        );
         assert!(!tf.units_guessed);
         assert!(tf.notes.iter().any(|n| n.contains("labelled S.I.")));
         assert!(tf.notes.iter().any(|n| n.contains("period −999")));
@@ -331,7 +334,7 @@ mod tests {
         let omega = 2.0 * std::f64::consts::PI / 2.0;
         let rho = z_ohm.norm_sqr() / (omega * MU0);
         let tf = parse_jfile(Path::new("a.j"), &jfile("S.I.", (3e-3, 4e-3), rho)).unwrap();
-        let z = tf.z.as_ref().unwrap()[0][0][1];
+        let z = tf.z_mv_km_nt.as_ref().unwrap()[0][0][1];
         assert!((rhoa_ohm_m(z, 2.0) - rho).abs() < 1e-9 * rho);
     }
 

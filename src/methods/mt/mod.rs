@@ -220,7 +220,7 @@ pub fn tf_summary(tf: &TransferFunction) -> serde_json::Value {
         "n_periods": tf.n_periods(),
         "period_min_s": tf.period_s.first(),
         "period_max_s": tf.period_s.last(),
-        "impedance_present": tf.z.is_some(),
+        "impedance_present": tf.z_mv_km_nt.is_some(),
         "tipper_present": tf.tipper.is_some(),
         "impedance_units_in_file": tf.units_in_file,
         "impedance_units_used": "(mV/km)/nT; rho_a = 0.2*T*|Z|^2",

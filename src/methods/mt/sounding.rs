@@ -233,7 +233,7 @@ pub fn sounding_from_tf(
     tf: &TransferFunction,
     opts: &SoundingOptions,
 ) -> Result<MtSounding, super::MtError> {
-    let Some(z) = tf.z.as_ref() else {
+    let Some(z) = tf.z_mv_km_nt.as_ref() else {
         return Err(super::MtError::InvalidInput(format!(
             "site {}: the file holds no impedance (tipper only), so there is nothing to invert",
             tf.site
@@ -448,8 +448,8 @@ mod tests {
             s.push([[0.0, 0.01 * zf.norm()], [0.01 * zf.norm(), 0.0]]);
         }
         tf.period_s = periods;
-        tf.z = Some(z);
-        tf.z_std = Some(s);
+        tf.z_mv_km_nt = Some(z);
+        tf.z_std_mv_km_nt = Some(s);
         tf
     }
 

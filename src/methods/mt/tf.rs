@@ -65,10 +65,10 @@ pub struct TransferFunction {
     pub period_s: Vec<f64>,
     /// Impedance per period, (mV/km)/nT; `None` when the file holds no impedance.
     #[serde(with = "ser::tensors")]
-    pub z: Option<Vec<Tensor>>,
+    pub z_mv_km_nt: Option<Vec<Tensor>>,
     /// Standard deviation of each impedance element, (mV/km)/nT.
     #[serde(with = "super::nanser::opt_tensors")]
-    pub z_std: Option<Vec<[[f64; 2]; 2]>>,
+    pub z_std_mv_km_nt: Option<Vec<[[f64; 2]; 2]>>,
     /// Tipper `[Tx, Ty]` per period (dimensionless); `None` when absent.
     #[serde(with = "ser::pairs")]
     pub tipper: Option<Vec<[Complex64; 2]>>,
@@ -152,8 +152,8 @@ impl TransferFunction {
             format,
             format_guessed: false,
             period_s: Vec::new(),
-            z: None,
-            z_std: None,
+            z_mv_km_nt: None,
+            z_std_mv_km_nt: None,
             tipper: None,
             tipper_std: None,
             units_in_file: "not stated".into(),
@@ -173,7 +173,7 @@ impl TransferFunction {
     /// The complex impedance of `component` per period (NaN where missing); `None` when
     /// the file holds no impedance.
     pub fn impedance(&self, component: Component) -> Option<Vec<Complex64>> {
-        let z = self.z.as_ref()?;
+        let z = self.z_mv_km_nt.as_ref()?;
         Some(
             z.iter()
                 .map(|t| match component.index() {
@@ -200,7 +200,7 @@ impl TransferFunction {
     /// determinant the mean of the two off-diagonal standard deviations is used, a first-order
     /// estimate for a near-1D tensor.
     pub fn impedance_std(&self, component: Component) -> Option<Vec<f64>> {
-        let s = self.z_std.as_ref()?;
+        let s = self.z_std_mv_km_nt.as_ref()?;
         Some(
             s.iter()
                 .map(|t| match component.index() {
@@ -223,10 +223,10 @@ impl TransferFunction {
         };
         let dropped = self.period_s.len() - keep.len();
         self.period_s = keep.iter().map(|&i| self.period_s[i]).collect();
-        if let Some(z) = &mut self.z {
+        if let Some(z) = &mut self.z_mv_km_nt {
             *z = keep.iter().map(|&i| z[i]).collect();
         }
-        if let Some(z) = &mut self.z_std {
+        if let Some(z) = &mut self.z_std_mv_km_nt {
             *z = keep.iter().map(|&i| z[i]).collect();
         }
         if let Some(t) = &mut self.tipper {
@@ -333,7 +333,7 @@ mod tests {
     fn serde_round_trip_keeps_complex_values() {
         let mut tf = TransferFunction::empty(TfFormat::Edi);
         tf.period_s = vec![1.0];
-        tf.z = Some(vec![[
+        tf.z_mv_km_nt = Some(vec![[
             [Complex64::new(1.0, -2.0), Complex64::new(3.0, 4.0)],
             [Complex64::new(-5.0, 6.0), Complex64::new(7.0, 8.0)],
         ]]);
@@ -346,12 +346,12 @@ mod tests {
         let back: TransferFunction = serde_json::from_str(&json).unwrap();
         assert_eq!(back, tf);
         // Missing values (NaN) are written as null and read back as NaN.
-        tf.z.as_mut().unwrap()[0][0][0] = Complex64::new(f64::NAN, f64::NAN);
-        tf.z_std = Some(vec![[[f64::NAN, 0.1], [0.2, 0.3]]]);
+        tf.z_mv_km_nt.as_mut().unwrap()[0][0][0] = Complex64::new(f64::NAN, f64::NAN);
+        tf.z_std_mv_km_nt = Some(vec![[[f64::NAN, 0.1], [0.2, 0.3]]]);
         let json = serde_json::to_string(&tf).unwrap();
         let back: TransferFunction = serde_json::from_str(&json).unwrap();
-        assert!(back.z.as_ref().unwrap()[0][0][0].re.is_nan());
-        assert!(back.z_std.as_ref().unwrap()[0][0][0].is_nan());
-        assert_eq!(back.z_std.as_ref().unwrap()[0][1][1], 0.3);
+        assert!(back.z_mv_km_nt.as_ref().unwrap()[0][0][0].re.is_nan());
+        assert!(back.z_std_mv_km_nt.as_ref().unwrap()[0][0][0].is_nan());
+        assert_eq!(back.z_std_mv_km_nt.as_ref().unwrap()[0][1][1], 0.3);
     }
 }

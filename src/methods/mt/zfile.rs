@@ -348,8 +348,8 @@ pub fn parse_zfile(path: &Path, text: &str) -> Result<TransferFunction, ReadErro
     }
     tf.period_s = period;
     if ex.is_some() && ey.is_some() {
-        tf.z = Some(z);
-        tf.z_std = Some(zs);
+        tf.z_mv_km_nt = Some(z);
+        tf.z_std_mv_km_nt = Some(zs);
         tf.units_in_file = "(mV/km)/nT (EMTF convention; not stated in the file)".into();
     } else {
         tf.notes
@@ -404,14 +404,14 @@ number of data point 0 sampling freq. 8 Hz
     fn reads_impedance_tipper_and_errors() {
         let tf = parse_zfile(Path::new("a.zmm"), Z).unwrap();
         assert_eq!(tf.site, "S7");
-        let z = tf.z.as_ref().unwrap();
+        let z = tf.z_mv_km_nt.as_ref().unwrap();
         assert_eq!(z[0][0][1], Complex64::new(3.0, 4.0));
         assert_eq!(
             z[0][1][0],
             Complex64::new(-5.0, -6.0),
             "glued Fortran numbers split"
         );
-        let s = tf.z_std.as_ref().unwrap();
+        let s = tf.z_std_mv_km_nt.as_ref().unwrap();
         // var(Zyx) = N(ey, ey)·S(hx, hx) = 16·4 → std 8.
         assert!((s[0][1][0] - 8.0).abs() < 1e-12);
         assert!((s[0][0][1] - 3.0).abs() < 1e-12);
@@ -431,7 +431,7 @@ number of data point 0 sampling freq. 8 Hz
                 "  0.0 0.0 3.0 4.0\n -3.0 -4.0 0.0 0.0",
             );
         let tf = parse_zfile(Path::new("a.zmm"), &rot).unwrap();
-        let z = tf.z.as_ref().unwrap();
+        let z = tf.z_mv_km_nt.as_ref().unwrap();
         assert!((z[0][0][1] - Complex64::new(3.0, 4.0)).norm() < 1e-12);
         assert!(z[0][0][0].norm() < 1e-12);
         assert!(tf.notes.iter().any(|n| n.contains("rotated")));
