@@ -180,7 +180,11 @@ const TOKEN_KEYWORDS: &[(&str, Family, Option<Quantity>)] = &[
     ("sba", Family::Gravity, Some(Quantity::BouguerAnomaly)),
     ("faa", Family::Gravity, Some(Quantity::FreeAirAnomaly)),
     ("freeair", Family::Gravity, Some(Quantity::FreeAirAnomaly)),
-    ("disturbance", Family::Gravity, Some(Quantity::GravityDisturbance)),
+    (
+        "disturbance",
+        Family::Gravity,
+        Some(Quantity::GravityDisturbance),
+    ),
     ("gz", Family::Gravity, None),
     ("nt", Family::Magnetic, None),
     ("nanotesla", Family::Magnetic, None),
@@ -188,8 +192,16 @@ const TOKEN_KEYWORDS: &[(&str, Family, Option<Quantity>)] = &[
     ("magnetics", Family::Magnetic, None),
     ("mag", Family::Magnetic, None),
     ("tmi", Family::Magnetic, Some(Quantity::TotalFieldAnomaly)),
-    ("aeromag", Family::Magnetic, Some(Quantity::TotalFieldAnomaly)),
-    ("aeromagnetic", Family::Magnetic, Some(Quantity::TotalFieldAnomaly)),
+    (
+        "aeromag",
+        Family::Magnetic,
+        Some(Quantity::TotalFieldAnomaly),
+    ),
+    (
+        "aeromagnetic",
+        Family::Magnetic,
+        Some(Quantity::TotalFieldAnomaly),
+    ),
     ("magnetometer", Family::Magnetic, None),
 ];
 
@@ -199,9 +211,21 @@ const PHRASE_KEYWORDS: &[(&str, Family, Option<Quantity>)] = &[
     ("free-air", Family::Gravity, Some(Quantity::FreeAirAnomaly)),
     ("free_air", Family::Gravity, Some(Quantity::FreeAirAnomaly)),
     ("free air", Family::Gravity, Some(Quantity::FreeAirAnomaly)),
-    ("total_field_anomaly", Family::Magnetic, Some(Quantity::TotalFieldAnomaly)),
-    ("total field anomaly", Family::Magnetic, Some(Quantity::TotalFieldAnomaly)),
-    ("total-field anomaly", Family::Magnetic, Some(Quantity::TotalFieldAnomaly)),
+    (
+        "total_field_anomaly",
+        Family::Magnetic,
+        Some(Quantity::TotalFieldAnomaly),
+    ),
+    (
+        "total field anomaly",
+        Family::Magnetic,
+        Some(Quantity::TotalFieldAnomaly),
+    ),
+    (
+        "total-field anomaly",
+        Family::Magnetic,
+        Some(Quantity::TotalFieldAnomaly),
+    ),
     ("magnet", Family::Magnetic, None),
     ("重力", Family::Gravity, None),
     ("布格", Family::Gravity, Some(Quantity::BouguerAnomaly)),
@@ -226,17 +250,18 @@ pub fn find_evidence(text: &str, source: EvidenceSource) -> Vec<Evidence> {
         .filter(|t| !t.is_empty())
         .collect();
     let mut out: Vec<Evidence> = Vec::new();
-    let push = |out: &mut Vec<Evidence>, keyword: &str, family: Family, quantity: Option<Quantity>| {
-        if !out.iter().any(|e| e.keyword == keyword) {
-            out.push(Evidence {
-                source,
-                text: text.to_string(),
-                keyword: keyword.to_string(),
-                family,
-                quantity,
-            });
-        }
-    };
+    let push =
+        |out: &mut Vec<Evidence>, keyword: &str, family: Family, quantity: Option<Quantity>| {
+            if !out.iter().any(|e| e.keyword == keyword) {
+                out.push(Evidence {
+                    source,
+                    text: text.to_string(),
+                    keyword: keyword.to_string(),
+                    family,
+                    quantity,
+                });
+            }
+        };
     let header_only: &[_] = if source == EvidenceSource::Header {
         HEADER_ONLY_KEYWORDS
     } else {
@@ -256,7 +281,12 @@ pub fn find_evidence(text: &str, source: EvidenceSource) -> Vec<Evidence> {
     if out.iter().any(|e| e.family == Family::Gravity)
         && (tokens.contains(&"observed") || tokens.contains(&"absolute"))
     {
-        push(&mut out, "observed", Family::Gravity, Some(Quantity::ObservedGravity));
+        push(
+            &mut out,
+            "observed",
+            Family::Gravity,
+            Some(Quantity::ObservedGravity),
+        );
     }
     out
 }
@@ -324,8 +354,16 @@ pub fn infer_kind(
             question: format!(
                 "Nothing in the column names{}{} says what was measured. Are these gravity \
                  values (mGal) or magnetic values (nT)?",
-                if file_name.is_some() { ", the file name" } else { "" },
-                if request.is_some() { " or the request" } else { "" },
+                if file_name.is_some() {
+                    ", the file name"
+                } else {
+                    ""
+                },
+                if request.is_some() {
+                    " or the request"
+                } else {
+                    ""
+                },
             ),
         },
         _ => {
@@ -364,7 +402,8 @@ mod tests {
     use super::*;
 
     fn resolved(k: &KindInference) -> FieldKind {
-        k.kind().unwrap_or_else(|| panic!("expected resolved, got {k:?}"))
+        k.kind()
+            .unwrap_or_else(|| panic!("expected resolved, got {k:?}"))
     }
 
     #[test]
@@ -385,9 +424,19 @@ mod tests {
 
     #[test]
     fn file_name_and_request_count() {
-        let k = infer_kind(None, None, Some("harmonica_south-africa-gravity.ast.xz"), None);
+        let k = infer_kind(
+            None,
+            None,
+            Some("harmonica_south-africa-gravity.ast.xz"),
+            None,
+        );
         assert_eq!(resolved(&k), FieldKind::of(Quantity::GravityUnspecified));
-        let k = infer_kind(None, Some("value"), Some("line3.csv"), Some("invert this aeromag grid"));
+        let k = infer_kind(
+            None,
+            Some("value"),
+            Some("line3.csv"),
+            Some("invert this aeromag grid"),
+        );
         assert_eq!(resolved(&k), FieldKind::of(Quantity::TotalFieldAnomaly));
         // "g" in a file name is not evidence.
         let k = infer_kind(None, None, Some("line_g.csv"), None);
@@ -419,7 +468,10 @@ mod tests {
                 evidence, question, ..
             } => {
                 assert_eq!(evidence.len(), 2);
-                assert!(question.contains("mgal") && question.contains("tmi"), "{question}");
+                assert!(
+                    question.contains("mgal") && question.contains("tmi"),
+                    "{question}"
+                );
             }
             other => panic!("expected ambiguous, got {other:?}"),
         }

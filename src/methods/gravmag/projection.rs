@@ -57,8 +57,7 @@ fn series_for(f: f64) -> Series {
             + 7891.0 / 37800.0 * n6,
         13.0 / 48.0 * n2 - 3.0 / 5.0 * n3 + 557.0 / 1440.0 * n4 + 281.0 / 630.0 * n5
             - 1983433.0 / 1935360.0 * n6,
-        61.0 / 240.0 * n3 - 103.0 / 140.0 * n4 + 15061.0 / 26880.0 * n5
-            + 167603.0 / 181440.0 * n6,
+        61.0 / 240.0 * n3 - 103.0 / 140.0 * n4 + 15061.0 / 26880.0 * n5 + 167603.0 / 181440.0 * n6,
         49561.0 / 161280.0 * n4 - 179.0 / 168.0 * n5 + 6601661.0 / 7257600.0 * n6,
         34729.0 / 80640.0 * n5 - 3418889.0 / 1995840.0 * n6,
         212378941.0 / 319334400.0 * n6,
@@ -230,13 +229,25 @@ mod tests {
         // Round trip to 1e-9 degrees (0.1 mm) over a survey-sized window and far from the
         // meridian.
         let tm = TransverseMercator::local(18.0, -32.0);
-        for &(lon, lat) in &[(18.0, -32.0), (16.0, -34.0), (20.0, -30.0), (25.0, -10.0), (18.0, 60.0)] {
+        for &(lon, lat) in &[
+            (18.0, -32.0),
+            (16.0, -34.0),
+            (20.0, -30.0),
+            (25.0, -10.0),
+            (18.0, 60.0),
+        ] {
             let (x, y) = tm.forward(lon, lat);
             let (lon2, lat2) = tm.inverse(x, y);
-            assert!((lon2 - lon).abs() < 1e-9 && (lat2 - lat).abs() < 1e-9, "{lon},{lat} → {lon2},{lat2}");
+            assert!(
+                (lon2 - lon).abs() < 1e-9 && (lat2 - lat).abs() < 1e-9,
+                "{lon},{lat} → {lon2},{lat2}"
+            );
         }
         let (x, y) = tm.forward(18.0, -32.0);
-        assert!(x.abs() < 1e-9 && y.abs() < 1e-6, "origin maps to (0, 0): {x}, {y}");
+        assert!(
+            x.abs() < 1e-9 && y.abs() < 1e-6,
+            "origin maps to (0, 0): {x}, {y}"
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::kind::{infer_kind, Family, FieldKind, KindInference};
+use super::kind::{Family, FieldKind, KindInference, infer_kind};
 use super::projection::TransverseMercator;
 use crate::methods::io::{self, ReadError};
 
@@ -162,7 +162,10 @@ pub(crate) fn min_max(v: &[f64]) -> (f64, f64) {
     v.iter()
         .filter(|x| x.is_finite())
         .fold((f64::NAN, f64::NAN), |(lo, hi), &x| {
-            (if lo.is_nan() || x < lo { x } else { lo }, if hi.is_nan() || x > hi { x } else { hi })
+            (
+                if lo.is_nan() || x < lo { x } else { lo },
+                if hi.is_nan() || x > hi { x } else { hi },
+            )
         })
 }
 
@@ -260,12 +263,33 @@ fn role_from_name(name: &str) -> Option<ColumnRole> {
     if ["y", "northing", "north", "n", "ycoord", "utmy", "utmn"].contains(&first) {
         return Some(ColumnRole::Y);
     }
-    if ["z", "elev", "elevation", "height", "alt", "altitude", "h", "topo", "topography"]
-        .contains(&first)
+    if [
+        "z",
+        "elev",
+        "elevation",
+        "height",
+        "alt",
+        "altitude",
+        "h",
+        "topo",
+        "topography",
+    ]
+    .contains(&first)
     {
         return Some(ColumnRole::Z);
     }
-    if ["err", "error", "std", "stdev", "sigma", "sd", "uncertainty", "unc"].contains(&first) {
+    if [
+        "err",
+        "error",
+        "std",
+        "stdev",
+        "sigma",
+        "sd",
+        "uncertainty",
+        "unc",
+    ]
+    .contains(&first)
+    {
         return Some(ColumnRole::Error);
     }
     None
@@ -303,11 +327,16 @@ pub fn parse_station_text(
         break;
     }
     let Some((first_no, first_line)) = first else {
-        return Err(ReadError::format(path, "no station rows: the file has no data lines"));
+        return Err(ReadError::format(
+            path,
+            "no station rows: the file has no data lines",
+        ));
     };
     let delim = Delimiter::detect(first_line);
     let first_tokens = delim.split(first_line);
-    let first_is_header = first_tokens.iter().any(|t| io::parse_f64(t).is_none() && !is_missing(t))
+    let first_is_header = first_tokens
+        .iter()
+        .any(|t| io::parse_f64(t).is_none() && !is_missing(t))
         && first_tokens
             .iter()
             .any(|t| t.chars().any(|c| c.is_alphabetic()));
@@ -322,7 +351,10 @@ pub fn parse_station_text(
         (None, Some((first_no, first_line)))
     };
     let Some((data_no, data_line)) = data_start else {
-        return Err(ReadError::format(path, "no station rows: a header but no data lines"));
+        return Err(ReadError::format(
+            path,
+            "no station rows: a header but no data lines",
+        ));
     };
     let data_delim = if header.is_some() {
         delim
@@ -335,13 +367,22 @@ pub fn parse_station_text(
     // (e.g. pyGIMLi's "# x g").
     let header = header.or_else(|| {
         let c = last_comment?;
-        let body = c.trim_start().trim_start_matches(['#', '%', '!', '/']).trim();
+        let body = c
+            .trim_start()
+            .trim_start_matches(['#', '%', '!', '/'])
+            .trim();
         let toks = Delimiter::detect(body).split(body);
-        (toks.len() == n_cols && toks.iter().all(|t| io::parse_f64(t).is_none() && !t.is_empty()))
-            .then(|| {
-                notes.push(format!("column names taken from the comment line \"{}\"", c.trim()));
-                toks.iter().map(|s| s.to_string()).collect()
-            })
+        (toks.len() == n_cols
+            && toks
+                .iter()
+                .all(|t| io::parse_f64(t).is_none() && !t.is_empty()))
+        .then(|| {
+            notes.push(format!(
+                "column names taken from the comment line \"{}\"",
+                c.trim()
+            ));
+            toks.iter().map(|s| s.to_string()).collect()
+        })
     });
     if let Some(h) = &header
         && h.len() != n_cols
@@ -358,21 +399,40 @@ pub fn parse_station_text(
         .iter()
         .map(|t| io::parse_f64(t).is_some() || is_missing(t))
         .collect();
-    let (roles, guessed) = assign_roles(path, data_no, data_line, options, header.as_deref(), &numeric, &mut notes)?;
+    let (roles, guessed) = assign_roles(
+        path,
+        data_no,
+        data_line,
+        options,
+        header.as_deref(),
+        &numeric,
+        &mut notes,
+    )?;
     let role_at = |r: ColumnRole| roles.iter().position(|&x| x == r);
     let value_col = role_at(ColumnRole::Value).ok_or_else(|| {
-        ReadError::format(path, "no value column: name one with the column roles option")
+        ReadError::format(
+            path,
+            "no value column: name one with the column roles option",
+        )
     })?;
     let profile = role_at(ColumnRole::Y).is_none() && role_at(ColumnRole::Lat).is_none();
     let has_lonlat = role_at(ColumnRole::Lon).is_some() && role_at(ColumnRole::Lat).is_some();
-    let x_col = if has_lonlat { role_at(ColumnRole::Lon) } else { role_at(ColumnRole::X) };
+    let x_col = if has_lonlat {
+        role_at(ColumnRole::Lon)
+    } else {
+        role_at(ColumnRole::X)
+    };
     let Some(x_col) = x_col else {
         return Err(ReadError::format(
             path,
             "no x (or longitude) column: name one with the column roles option",
         ));
     };
-    let y_col = if has_lonlat { role_at(ColumnRole::Lat) } else { role_at(ColumnRole::Y) };
+    let y_col = if has_lonlat {
+        role_at(ColumnRole::Lat)
+    } else {
+        role_at(ColumnRole::Y)
+    };
     let z_col = role_at(ColumnRole::Z);
     let e_col = role_at(ColumnRole::Error);
     let needed: Vec<(usize, ColumnRole)> = roles
@@ -423,7 +483,9 @@ pub fn parse_station_text(
         ));
     }
     if skipped > 0 {
-        notes.push(format!("{skipped} rows without a value (NaN, NA or empty) were skipped"));
+        notes.push(format!(
+            "{skipped} rows without a value (NaN, NA or empty) were skipped"
+        ));
     }
     let value = std::mem::take(&mut cols[value_col]);
     let z_m = z_col.map(|c| std::mem::take(&mut cols[c]));
@@ -444,21 +506,35 @@ pub fn parse_station_text(
         if let Some(bad) = xs.iter().position(|l| !(-360.0..=360.0).contains(l)) {
             return Err(ReadError::format(
                 path,
-                format!("longitude {} of station {} is outside ±360°", xs[bad], bad + 1),
+                format!(
+                    "longitude {} of station {} is outside ±360°",
+                    xs[bad],
+                    bad + 1
+                ),
             ));
         }
         if let Some(bad) = ys.iter().position(|l| !(-90.0..=90.0).contains(l)) {
             return Err(ReadError::format(
                 path,
-                format!("latitude {} of station {} is outside ±90°", ys[bad], bad + 1),
+                format!(
+                    "latitude {} of station {} is outside ±90°",
+                    ys[bad],
+                    bad + 1
+                ),
             ));
         }
         let (lo0, lo1) = min_max(&xs);
         let (la0, la1) = min_max(&ys);
         let tm = TransverseMercator::local(0.5 * (lo0 + lo1), 0.5 * (la0 + la1));
-        let (px, py): (Vec<f64>, Vec<f64>) =
-            xs.iter().zip(&ys).map(|(&lo, &la)| tm.forward(lo, la)).unzip();
-        notes.push(format!("longitude/latitude projected to local metres: {}", tm.describe()));
+        let (px, py): (Vec<f64>, Vec<f64>) = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&lo, &la)| tm.forward(lo, la))
+            .unzip();
+        notes.push(format!(
+            "longitude/latitude projected to local metres: {}",
+            tm.describe()
+        ));
         (px, py, Some(xs), Some(ys), Some(tm))
     } else {
         (xs, ys, None, None, None)
@@ -586,7 +662,14 @@ fn assign_roles(
             })
             .collect();
         // Keep only the first column of each coordinate role.
-        for role in [ColumnRole::X, ColumnRole::Y, ColumnRole::Lon, ColumnRole::Lat, ColumnRole::Z, ColumnRole::Error] {
+        for role in [
+            ColumnRole::X,
+            ColumnRole::Y,
+            ColumnRole::Lon,
+            ColumnRole::Lat,
+            ColumnRole::Z,
+            ColumnRole::Error,
+        ] {
             let mut seen = false;
             for r in roles.iter_mut().filter(|r| **r == role) {
                 if seen {
@@ -604,9 +687,11 @@ fn assign_roles(
             .copied()
             .filter(|&i| {
                 !super::kind::find_evidence(&h[i], super::kind::EvidenceSource::Header).is_empty()
-                    || ["value", "data", "obs", "observed", "anomaly", "reading", "field"]
-                        .iter()
-                        .any(|k| h[i].to_lowercase().contains(k))
+                    || [
+                        "value", "data", "obs", "observed", "anomaly", "reading", "field",
+                    ]
+                    .iter()
+                    .any(|k| h[i].to_lowercase().contains(k))
             })
             .collect();
         let too_many = |several: &[usize]| {
@@ -657,17 +742,32 @@ fn assign_roles(
         }
         2 => vec![ColumnRole::X, ColumnRole::Value],
         3 => vec![ColumnRole::X, ColumnRole::Y, ColumnRole::Value],
-        _ => vec![ColumnRole::X, ColumnRole::Y, ColumnRole::Value, ColumnRole::Z],
+        _ => vec![
+            ColumnRole::X,
+            ColumnRole::Y,
+            ColumnRole::Value,
+            ColumnRole::Z,
+        ],
     };
     let mut it = order.into_iter();
     let roles: Vec<ColumnRole> = numeric
         .iter()
-        .map(|&num| if num { it.next().unwrap_or(ColumnRole::Ignore) } else { ColumnRole::Ignore })
+        .map(|&num| {
+            if num {
+                it.next().unwrap_or(ColumnRole::Ignore)
+            } else {
+                ColumnRole::Ignore
+            }
+        })
         .collect();
     notes.push(format!(
         "no header: columns taken in the studio's documented order x, y, value[, z] ({}); \
          if that is wrong, give the column roles",
-        roles.iter().map(|r| role_words(*r)).collect::<Vec<_>>().join(", ")
+        roles
+            .iter()
+            .map(|r| role_words(*r))
+            .collect::<Vec<_>>()
+            .join(", ")
     ));
     Ok((roles, true))
 }
@@ -677,8 +777,11 @@ fn assign_roles(
 fn warn_if_geographic(x: &[f64], y: &[f64], notes: &mut Vec<String>) {
     let (x0, x1) = min_max(x);
     let (y0, y1) = min_max(y);
-    let within = |lo: f64, hi: f64, lim: f64| lo >= -lim && hi <= lim && hi - lo < 20.0;
-    if within(x0, x1, 180.0) && within(y0, y1, 180.0) {
+    let within = |lo: f64, hi: f64, lim: f64| lo >= -lim && hi <= lim;
+    if within(x0, x1, 180.0)
+        && within(y0, y1, 180.0)
+        && (within(x0, x1, 90.0) || within(y0, y1, 90.0))
+    {
         notes.push(format!(
             "columns 1 and 2 span only {:.3}…{:.3} and {:.3}…{:.3}: if these are longitude and \
              latitude (in either order) they are degrees, not metres — give the column roles",
@@ -714,7 +817,10 @@ mod tests {
     #[test]
     fn headerless_table_uses_the_documented_order_and_says_so() {
         let t = parse("1 2 3.5\n4 5 6.5\n", "s.txt", &ReadOptions::default()).unwrap();
-        assert_eq!((t.x_m.clone(), t.y_m.clone(), t.value.clone()), (vec![1.0, 4.0], vec![2.0, 5.0], vec![3.5, 6.5]));
+        assert_eq!(
+            (t.x_m.clone(), t.y_m.clone(), t.value.clone()),
+            (vec![1.0, 4.0], vec![2.0, 5.0], vec![3.5, 6.5])
+        );
         assert!(t.columns_guessed);
         assert!(t.notes.iter().any(|n| n.contains("documented order")));
         assert!(t.kind.kind().is_none(), "no evidence: ambiguous");
@@ -722,7 +828,12 @@ mod tests {
 
     #[test]
     fn comment_header_and_two_column_profile() {
-        let t = parse("# x\tg\n0.0\t1.195\n33.17\t1.106\n", "profile.txt", &ReadOptions::default()).unwrap();
+        let t = parse(
+            "# x\tg\n0.0\t1.195\n33.17\t1.106\n",
+            "profile.txt",
+            &ReadOptions::default(),
+        )
+        .unwrap();
         assert!(t.profile);
         assert_eq!(t.family(), Some(Family::Gravity));
         assert_eq!(t.y_m, vec![0.0, 0.0]);
@@ -730,20 +841,39 @@ mod tests {
 
     #[test]
     fn malformed_rows_name_file_line_expected_found() {
-        let e = parse("x,y,bouguer\n1,2,3\n1,2,abc\n", "b.csv", &ReadOptions::default()).unwrap_err();
+        let e = parse(
+            "x,y,bouguer\n1,2,3\n1,2,abc\n",
+            "b.csv",
+            &ReadOptions::default(),
+        )
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
             "b.csv, line 3: expected a number in column 3 (value), found \"abc\""
         );
-        let e = parse("x,y,bouguer\n1,2,3\n1,2\n", "b.csv", &ReadOptions::default()).unwrap_err();
-        assert!(e.to_string().starts_with("b.csv, line 3: expected 3 fields"), "{e}");
+        let e = parse(
+            "x,y,bouguer\n1,2,3\n1,2\n",
+            "b.csv",
+            &ReadOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("b.csv, line 3: expected 3 fields"),
+            "{e}"
+        );
         let e = parse("# only comments\n", "c.csv", &ReadOptions::default()).unwrap_err();
         assert!(e.to_string().contains("no station rows"), "{e}");
     }
 
     #[test]
     fn missing_values_are_skipped_and_counted() {
-        let t = parse("x,y,tmi\n1,2,3\n1,2,NaN\n3,3,4\n", "m.csv", &ReadOptions::default()).unwrap();
+        let t = parse(
+            "x,y,tmi\n1,2,3\n1,2,NaN\n3,3,4\n",
+            "m.csv",
+            &ReadOptions::default(),
+        )
+        .unwrap();
         assert_eq!(t.n_stations, 2);
         assert_eq!(t.skipped_rows, 1);
         assert_eq!(t.family(), Some(Family::Magnetic));
@@ -752,10 +882,20 @@ mod tests {
     #[test]
     fn explicit_roles_and_lonlat_projection() {
         let o = ReadOptions {
-            columns: Some(vec![ColumnRole::Lat, ColumnRole::Lon, ColumnRole::Z, ColumnRole::Value]),
+            columns: Some(vec![
+                ColumnRole::Lat,
+                ColumnRole::Lon,
+                ColumnRole::Z,
+                ColumnRole::Value,
+            ]),
             ..Default::default()
         };
-        let t = parse("-34.0 17.0 100 979700\n-33.0 18.0 50 979650\n", "sa-gravity.ast", &o).unwrap();
+        let t = parse(
+            "-34.0 17.0 100 979700\n-33.0 18.0 50 979650\n",
+            "sa-gravity.ast",
+            &o,
+        )
+        .unwrap();
         let proj = t.projection.unwrap();
         assert_eq!(proj.central_meridian_deg, 17.5);
         assert_eq!(proj.origin_latitude_deg, -33.5);
@@ -777,12 +917,93 @@ mod tests {
         assert_eq!(t.value, vec![62.0, 56.0]);
         assert_eq!(t.z_m, Some(vec![842.0, 713.0]));
         assert!(t.projection.is_some());
-        assert_eq!(t.kind.kind().unwrap().quantity, super::super::kind::Quantity::TotalFieldAnomaly);
+        assert_eq!(
+            t.kind.kind().unwrap().quantity,
+            super::super::kind::Quantity::TotalFieldAnomaly
+        );
     }
 
     #[test]
     fn two_value_candidates_are_an_error_that_asks() {
-        let e = parse("x,y,bouguer,free_air\n1,2,3,4\n", "two.csv", &ReadOptions::default()).unwrap_err();
-        assert!(e.to_string().contains("several columns could be the value"), "{e}");
+        let e = parse(
+            "x,y,bouguer,free_air\n1,2,3,4\n",
+            "two.csv",
+            &ReadOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("several columns could be the value"),
+            "{e}"
+        );
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn real_file_head() -> Option<Vec<u8>> {
+            let p = crate::field_data::data("gravmag/phgx/bushveld_gravity_disturbance.csv")?;
+            let b = std::fs::read(p).ok()?;
+            Some(b[..b.len().min(6000)].to_vec())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..3000)) {
+                let text = String::from_utf8_lossy(&bytes);
+                let _ = parse_station_text(Path::new("x.csv"), &text, false, &ReadOptions::default());
+            }
+
+            #[test]
+            fn table_like_text_never_panics(text in "[0-9a-zA-Z,;\\t \\n.#eE+\\-_]{0,600}") {
+                let _ = parse_station_text(Path::new("t.txt"), &text, false, &ReadOptions::default());
+                let o = ReadOptions {
+                    columns: Some(vec![ColumnRole::Lon, ColumnRole::Lat, ColumnRole::Value]),
+                    ..Default::default()
+                };
+                let _ = parse_station_text(Path::new("t.txt"), &text, false, &o);
+            }
+
+            #[test]
+            fn files_with_arbitrary_bytes_never_panic(
+                bytes in proptest::collection::vec(any::<u8>(), 0..2000),
+                xz in any::<bool>(),
+            ) {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join(if xz { "g.csv.xz" } else { "gravity.csv" });
+                let mut content = if xz { XZ_MAGIC.to_vec() } else { Vec::new() };
+                content.extend_from_slice(&bytes);
+                std::fs::write(&path, &content).unwrap();
+                let _ = read_station_table(&path, &ReadOptions::default());
+                let _ = crate::methods::gravmag::read_summary(&path);
+            }
+
+            #[test]
+            fn mutations_of_a_real_file_never_panic(
+                edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..30),
+                cut in any::<prop::sample::Index>(),
+            ) {
+                let Some(mut b) = real_file_head() else { return Ok(()) };
+                for (at, byte, op) in edits {
+                    if b.is_empty() { break; }
+                    let i = at.index(b.len());
+                    match op {
+                        0 => b[i] = byte,
+                        1 => b.insert(i, byte),
+                        _ => { b.remove(i); }
+                    }
+                }
+                let keep = cut.index(b.len() + 1);
+                b.truncate(keep.max(b.len() / 2));
+                let text = String::from_utf8_lossy(&b);
+                let r = parse_station_text(Path::new("bushveld.csv"), &text, false, &ReadOptions::default());
+                if let Ok(t) = r {
+                    prop_assert_eq!(t.x_m.len(), t.n_stations);
+                    prop_assert_eq!(t.value.len(), t.n_stations);
+                }
+            }
+        }
     }
 }

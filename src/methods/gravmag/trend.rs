@@ -85,7 +85,9 @@ pub fn fit_trend(
     if let Some(w) = weights
         && w.iter().any(|&w| !(w.is_finite() && w >= 0.0))
     {
-        return Err(GravMagError::InvalidInput("weights must be finite and ≥ 0".into()));
+        return Err(GravMagError::InvalidInput(
+            "weights must be finite and ≥ 0".into(),
+        ));
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / n as f64;
     let (cx, cy) = (mean(x), mean(y));
@@ -139,7 +141,9 @@ fn expand_to_raw(
     centre: (f64, f64),
     scale: (f64, f64),
 ) -> Vec<f64> {
-    let binom = |n: u32, k: u32| -> f64 { (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64) };
+    let binom = |n: u32, k: u32| -> f64 {
+        (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+    };
     let mut raw = vec![0.0; terms.len()];
     for (&(a, b), &c) in terms.iter().zip(scaled) {
         let f = c / (scale.0.powi(a as i32) * scale.1.powi(b as i32));
@@ -179,7 +183,11 @@ pub fn regional_residual(
     degree: usize,
 ) -> Result<RegionalResidual, GravMagError> {
     let trend = fit_trend(x, y, value, degree, None)?;
-    let regional: Vec<f64> = x.iter().zip(y).map(|(&a, &b)| trend.predict(a, b)).collect();
+    let regional: Vec<f64> = x
+        .iter()
+        .zip(y)
+        .map(|(&a, &b)| trend.predict(a, b))
+        .collect();
     let residual = value.iter().zip(&regional).map(|(v, r)| v - r).collect();
     Ok(RegionalResidual {
         trend,
@@ -191,12 +199,15 @@ pub fn regional_residual(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::gravmag::stations::{read_station_table, ColumnRole, ReadOptions};
+    use crate::methods::gravmag::stations::{ColumnRole, ReadOptions, read_station_table};
 
     #[test]
     fn terms_follow_verde_order() {
         assert_eq!(trend_terms(0), vec![(0, 0)]);
-        assert_eq!(trend_terms(2), vec![(0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2)]);
+        assert_eq!(
+            trend_terms(2),
+            vec![(0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2)]
+        );
         assert_eq!(trend_terms(3).len(), 10);
     }
 
@@ -206,7 +217,9 @@ mod tests {
         // reproduced exactly: coefficients to 1e-6 relative (conditioning of raw monomials at
         // 10⁵–10⁶ m), predictions to 1e-9 of the data range.
         let terms = trend_terms(3);
-        let truth = [5.0, 2e-3, -1e-3, 3e-8, -2e-8, 1e-8, 1e-13, -2e-13, 3e-14, 5e-14];
+        let truth = [
+            5.0, 2e-3, -1e-3, 3e-8, -2e-8, 1e-8, 1e-13, -2e-13, 3e-14, 5e-14,
+        ];
         let (mut x, mut y, mut v) = (vec![], vec![], vec![]);
         for i in 0..200 {
             let xi = 400_000.0 + 1000.0 * ((i * 37) % 101) as f64;
@@ -221,7 +234,8 @@ mod tests {
             v.push(val);
         }
         let t = fit_trend(&x, &y, &v, 3, None).unwrap();
-        let range = v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min);
+        let range =
+            v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min);
         for i in 0..x.len() {
             assert!((t.predict(x[i], y[i]) - v[i]).abs() < 1e-9 * range);
         }
@@ -237,7 +251,12 @@ mod tests {
         let oracle = crate::require_oracle!("gravmag_trend.json");
         let path = crate::require_data!("gravmag/harmonica_south-africa-gravity.ast.xz");
         let o = ReadOptions {
-            columns: Some(vec![ColumnRole::Lat, ColumnRole::Lon, ColumnRole::Z, ColumnRole::Value]),
+            columns: Some(vec![
+                ColumnRole::Lat,
+                ColumnRole::Lon,
+                ColumnRole::Z,
+                ColumnRole::Value,
+            ]),
             ..Default::default()
         };
         let t = read_station_table(&path, &o).unwrap();
@@ -262,7 +281,10 @@ mod tests {
             for (k, (c, w)) in trend.coefficients.iter().zip(&want).enumerate() {
                 let rel = (c - w).abs() / w.abs();
                 eprintln!("degree {degree} coef {k}: {c} vs {w} (rel {rel:e})");
-                assert!(rel < 1e-8, "degree {degree} coefficient {k}: {c} vs {w}, rel {rel:e}");
+                assert!(
+                    rel < 1e-8,
+                    "degree {degree} coefficient {k}: {c} vs {w}, rel {rel:e}"
+                );
             }
             for p in fit["predicted_at"].as_array().unwrap() {
                 let got = trend.predict(p["lon"].as_f64().unwrap(), p["lat"].as_f64().unwrap());
@@ -270,7 +292,11 @@ mod tests {
                 assert!((got - w).abs() < 1e-8 * w.abs(), "{got} vs {w}");
             }
             let rms = fit["residual_rms_mgal"].as_f64().unwrap();
-            assert!((trend.residual_rms - rms).abs() < 1e-8 * rms, "{} vs {rms}", trend.residual_rms);
+            assert!(
+                (trend.residual_rms - rms).abs() < 1e-8 * rms,
+                "{} vs {rms}",
+                trend.residual_rms
+            );
         }
     }
 }
