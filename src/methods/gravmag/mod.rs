@@ -6,9 +6,11 @@
 //! total-field anomaly projected on the inducing field; density contrast in kg/m³,
 //! susceptibility in SI.
 
+pub mod grid;
 pub mod kind;
 pub mod prism;
 pub mod projection;
+pub mod spectral;
 pub mod stations;
 pub mod trend;
 
