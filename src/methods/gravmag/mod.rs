@@ -8,8 +8,10 @@
 
 pub mod grid;
 pub mod kind;
+pub mod mesh;
 pub mod prism;
 pub mod projection;
+pub mod sensitivity;
 pub mod spectral;
 pub mod stations;
 pub mod trend;
