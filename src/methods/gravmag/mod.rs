@@ -7,6 +7,7 @@
 //! susceptibility in SI.
 
 pub mod grid;
+pub mod inversion;
 pub mod kind;
 pub mod mesh;
 pub mod prism;
