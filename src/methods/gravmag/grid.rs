@@ -484,13 +484,26 @@ pub fn block_reduce(
     v: &[f64],
     max_points: usize,
 ) -> Result<BlockReduced, GravMagError> {
+    block_reduce_min(x, y, z, v, max_points, 0.0)
+}
+
+/// [`block_reduce`] with blocks of at least `min_block_m` (e.g. the model's cell size, so the
+/// data are not rougher than the model can follow).
+pub fn block_reduce_min(
+    x: &[f64],
+    y: &[f64],
+    z: &[f64],
+    v: &[f64],
+    max_points: usize,
+    min_block_m: f64,
+) -> Result<BlockReduced, GravMagError> {
     let n = v.len();
     if x.len() != n || y.len() != n || z.len() != n || n == 0 || max_points == 0 {
         return Err(GravMagError::InvalidInput(
             "block reduction needs equal, non-empty x, y, z, value and max_points ≥ 1".into(),
         ));
     }
-    if n <= max_points {
+    if n <= max_points && !(min_block_m > 0.0) {
         return Ok(BlockReduced {
             block_m: 0.0,
             x_m: x.to_vec(),
@@ -503,7 +516,12 @@ pub fn block_reduce(
     let (x0, x1) = super::stations::min_max(x);
     let (y0, y1) = super::stations::min_max(y);
     let area = ((x1 - x0) * (y1 - y0)).max(1e-12);
-    let mut block = (area / max_points as f64).sqrt();
+    let mut block = if n <= max_points {
+        0.0
+    } else {
+        (area / max_points as f64).sqrt()
+    }
+    .max(min_block_m);
     for _ in 0..200 {
         let mut cells: std::collections::BTreeMap<(i64, i64), [f64; 5]> = Default::default();
         for k in 0..n {

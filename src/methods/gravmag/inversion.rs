@@ -296,13 +296,17 @@ fn axis_basis(h: &[f64]) -> Result<AxisBasis, GravMagError> {
         k[(f, f + 1)] -= c;
         k[(f + 1, f)] -= c;
     }
-    let s = Mat::<f64>::from_fn(n, n, |i, j| k[(i, j)] / (h[i] * h[j]).sqrt());
+    // Scaled by h_min² so the entries are O(1) (faer's eigensolver is accurate relative to
+    // O(1) matrices; see the data-space matrix below).
+    let h_min = h.iter().cloned().fold(f64::INFINITY, f64::min);
+    let scale = h_min * h_min;
+    let s = Mat::<f64>::from_fn(n, n, |i, j| scale * k[(i, j)] / (h[i] * h[j]).sqrt());
     let evd = s
         .self_adjoint_eigen(faer::Side::Lower)
         .map_err(|e| GravMagError::Numerical(format!("axis eigendecomposition: {e:?}")))?;
     let u = evd.U();
     let q = Mat::<f64>::from_fn(n, n, |i, j| u[(i, j)] / h[i].sqrt());
-    let lambda = (0..n).map(|i| evd.S()[i].max(0.0)).collect();
+    let lambda = (0..n).map(|i| evd.S()[i].max(0.0) / scale).collect();
     Ok(AxisBasis { q, lambda })
 }
 
@@ -622,11 +626,20 @@ pub fn invert_gravmag(
     check()?;
     report(0.8, "eigendecomposition of the data-space matrix");
     let t = Instant::now();
-    let evd = s_mat
+    // Scale to unit diagonal maximum first: the entries of S carry the units of the problem
+    // (1e-13 on a 30 km mesh) and the eigensolver's accuracy is relative to O(1) matrices.
+    let s_scale = (0..n).map(|i| s_mat[(i, i)]).fold(0.0f64, f64::max);
+    if !(s_scale > 0.0 && s_scale.is_finite()) {
+        return Err(GravMagError::Numerical(
+            "the data-space matrix is zero: no cell is seen by the data".into(),
+        ));
+    }
+    let s_unit = Mat::<f64>::from_fn(n, n, |i, j| s_mat[(i, j)] / s_scale);
+    let evd = s_unit
         .self_adjoint_eigen(faer::Side::Lower)
         .map_err(|e| GravMagError::Numerical(format!("data-space eigendecomposition: {e:?}")))?;
     drop(s_mat);
-    let lam: Vec<f64> = (0..n).map(|i| evd.S()[i].max(0.0)).collect();
+    let lam: Vec<f64> = (0..n).map(|i| evd.S()[i].max(0.0) * s_scale).collect();
     let v = evd.U();
     let dw: Vec<f64> = data.values.iter().zip(&sd).map(|(d, s)| d / s).collect();
     let c: Vec<f64> = (0..n)

@@ -10,6 +10,7 @@ pub mod grid;
 pub mod inversion;
 pub mod kind;
 pub mod mesh;
+pub mod pipeline;
 pub mod prism;
 pub mod projection;
 pub mod sensitivity;
@@ -29,6 +30,9 @@ pub enum GravMagError {
     /// The user cancelled a long computation.
     #[error("cancelled by the user")]
     Cancelled,
+    /// What the data measure could not be inferred: the user must say (the question).
+    #[error("the field kind is ambiguous: {0}")]
+    AmbiguousKind(String),
 }
 
 /// File extensions a station table may have (after removing a trailing `.xz`).
