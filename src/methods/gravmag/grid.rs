@@ -142,6 +142,11 @@ impl Default for GridOptions {
     }
 }
 
+/// `x > 0` (false for NaN).
+pub(crate) fn positive(x: f64) -> bool {
+    x > 0.0
+}
+
 /// The largest of 1, 2, 2.5, 5 × 10^k not above `s`.
 fn nice_floor(s: f64) -> f64 {
     let p = 10f64.powf(s.log10().floor());
@@ -181,7 +186,7 @@ pub fn grid_min_curvature(
             "gridding needs at least 3 stations, got {n}"
         )));
     }
-    if !(0.0..1.0).contains(&options.tension) || !(options.smoothing > 0.0) {
+    if !(0.0..1.0).contains(&options.tension) || !positive(options.smoothing) {
         return Err(GravMagError::InvalidInput(
             "tension must be in [0, 1) and smoothing > 0".into(),
         ));
@@ -425,7 +430,7 @@ pub fn profile(
         ));
     }
     let len = ((end.0 - start.0).powi(2) + (end.1 - start.1).powi(2)).sqrt();
-    if !(len > 0.0) {
+    if !positive(len) {
         return Err(GravMagError::InvalidInput(
             "profile start and end coincide".into(),
         ));
@@ -503,7 +508,7 @@ pub fn block_reduce_min(
             "block reduction needs equal, non-empty x, y, z, value and max_points ≥ 1".into(),
         ));
     }
-    if n <= max_points && !(min_block_m > 0.0) {
+    if n <= max_points && !positive(min_block_m) {
         return Ok(BlockReduced {
             block_m: 0.0,
             x_m: x.to_vec(),

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::GravMagError;
+use super::grid::positive;
 use super::prism::Prism;
 
 /// A rectilinear (tensor) mesh given by its node coordinates, z up.
@@ -130,7 +131,7 @@ impl TensorMesh {
         ] {
             if n.len() < 2
                 || n.windows(2)
-                    .any(|w| !(w[1] > w[0]) || !w[0].is_finite() || !w[1].is_finite())
+                    .any(|w| !positive(w[1] - w[0]) || !w[0].is_finite() || !w[1].is_finite())
             {
                 return Err(GravMagError::InvalidInput(format!(
                     "mesh nodes along {name} must be finite and strictly increasing (at least one cell)"
@@ -211,7 +212,7 @@ pub fn design_mesh(
     let (z_low, _) = super::stations::min_max(&col(2));
     let (wx, wy) = (x1 - x0, y1 - y0);
     let extent = wx.max(wy);
-    if !(extent > 0.0) {
+    if !positive(extent) {
         return Err(GravMagError::InvalidInput(
             "the stations occupy a single point".into(),
         ));
@@ -239,7 +240,7 @@ pub fn design_mesh(
         }
     };
     let hz = options.core_cell_z_m.unwrap_or(h / 2.0);
-    if !(hz > 0.0) {
+    if !positive(hz) {
         return Err(GravMagError::InvalidInput(
             "vertical core cell must be positive".into(),
         ));

@@ -18,6 +18,9 @@ pub mod spectral;
 pub mod stations;
 pub mod trend;
 
+/// The progress callback of long computations: `(fraction 0–1, what is being done)`.
+pub type Progress<'a> = dyn FnMut(f64, &str) + 'a;
+
 /// Why a gravity/magnetics computation could not be done.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GravMagError {

@@ -8,7 +8,6 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
-use super::GravMagError;
 use super::grid::{BlockReduced, Grid2D, GridOptions, block_reduce_min, grid_min_curvature};
 use super::inversion::{
     GravMagEvaluation, GravMagInversion, InversionData, InversionOptions,
@@ -20,6 +19,7 @@ use super::prism::InducingField;
 use super::sensitivity::FieldComponent;
 use super::stations::StationTable;
 use super::trend::{RegionalResidual, regional_residual};
+use super::{GravMagError, Progress};
 
 /// Settings of [`invert_table`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,7 +90,7 @@ pub struct TableInversion {
 pub fn invert_table(
     table: &StationTable,
     options: &TableInversionOptions,
-    mut progress: Option<&mut dyn FnMut(f64, &str)>,
+    mut progress: Option<&mut Progress<'_>>,
     cancel: Option<&AtomicBool>,
 ) -> Result<TableInversion, GravMagError> {
     let kind = match &table.kind {

@@ -354,15 +354,14 @@ mod tests {
         for (i, &s) in stations.iter().enumerate() {
             let row = &g.values[i * g.n_cells..][..g.n_cells];
             let scale = row.iter().fold(0.0f64, |a, b| a.max(b.abs()));
-            for c in 0..mesh.n_cells() {
+            for (c, &got) in row.iter().enumerate() {
                 let want = match &component {
                     FieldComponent::Gz => prism_gz_mgal(&mesh.prism(c), 1.0, s),
                     FieldComponent::Tmi { field } => prism_tmi_nt(&mesh.prism(c), 1.0, field, s),
                 };
                 assert!(
-                    (row[c] - want).abs() < 1e-9 * scale,
-                    "station {i} cell {c}: {} vs {want}",
-                    row[c]
+                    (got - want).abs() < 1e-9 * scale,
+                    "station {i} cell {c}: {got} vs {want}"
                 );
             }
         }
