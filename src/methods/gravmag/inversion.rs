@@ -222,8 +222,10 @@ pub struct GravMagInversion {
     pub chi2_history: Vec<f64>,
     /// RMS of (predicted − observed)/|observed|·100 over data with |observed| above the floor.
     pub rrms_percent: f64,
-    /// Every exact solve.
-    pub iterations: Vec<IterationRecord>,
+    /// Number of exact solves (each is one "iteration" of this linear inversion).
+    pub iterations: usize,
+    /// Every exact solve: χ², φ_m, λ (β), step length, bound hits, seconds.
+    pub iteration_records: Vec<IterationRecord>,
     /// Final β.
     pub lambda: f64,
     /// The β search.
@@ -985,7 +987,8 @@ pub fn invert_gravmag(
             solves: records.len(),
             note,
         },
-        iterations: records,
+        iterations: records.len(),
+        iteration_records: records,
         lambda: beta,
         bounds,
         bound_hits: best.hits,
@@ -1088,6 +1091,10 @@ pub fn gauss_excess_mass_kg(gz_mgal: &[f64], cell_area_m2: f64) -> f64 {
 /// 0.15 from the β search (converged 100, fixed β 70, otherwise 60).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GravMagEvaluation {
+    /// The overall score, 0–100 (= `quality.score`).
+    pub quality_score: f64,
+    /// Whether the model passes (= `quality.passed`).
+    pub passed: bool,
     /// The score and its components.
     pub quality: Quality,
     /// The warnings a report must carry (always the depth warning).
@@ -1131,13 +1138,15 @@ pub fn evaluate_gravmag_inversion(inv: &GravMagInversion) -> GravMagEvaluation {
         quality.sentence(),
         inv.chi2,
         inv.n_data,
-        inv.iterations.len(),
+        inv.iterations,
         inv.lambda,
         inv.bound_hits,
         inv.n_cells,
         DEPTH_WARNING
     );
     GravMagEvaluation {
+        quality_score: quality.score,
+        passed: quality.passed,
         quality,
         warnings: inv.warnings.clone(),
         summary,
@@ -1313,7 +1322,7 @@ pub(crate) mod tests {
         // φ_m recorded = m̃ᵀ R m̃.
         let mtil = Mat::<f64>::from_fn(m, 1, |c, _| inv.model[c] * w[c]);
         let phi = (mtil.transpose() * &r * &mtil)[(0, 0)];
-        assert!((inv.iterations[0].phi_m / phi - 1.0).abs() < 1e-8);
+        assert!((inv.iteration_records[0].phi_m / phi - 1.0).abs() < 1e-8);
     }
 
     #[test]
@@ -1378,7 +1387,7 @@ pub(crate) mod tests {
         eprintln!(
             "χ² {:.4} after {} solves, β {:.3e}, centroid {:?}, mass {:.4e} (true {:.4e}, ratio {:.3}), max ρ {:.1}, hits {}, timings {:?}",
             inv.chi2,
-            inv.iterations.len(),
+            inv.iterations,
             inv.lambda,
             c,
             mass,
@@ -1400,7 +1409,7 @@ pub(crate) mod tests {
             mass / true_mass
         );
         assert_eq!(inv.beta_search.outcome, BetaOutcome::Converged);
-        assert!(inv.iterations.len() <= 6);
+        assert!(inv.iterations <= 6 && inv.iteration_records.len() == inv.iterations);
         assert!(fractions.windows(2).all(|w| w[1] >= w[0]) && *fractions.last().unwrap() == 1.0);
         let ev = evaluate_gravmag_inversion(&inv);
         assert!(ev.quality.passed, "{}", ev.summary);

@@ -298,7 +298,7 @@ mod tests {
             inv.mesh.ny(),
             inv.mesh.nz(),
             inv.chi2,
-            inv.iterations.len(),
+            inv.iterations,
             inv.beta_search.outcome,
             inv.timings.total_s,
             r.evaluation.quality.score,
