@@ -54,11 +54,19 @@ impl Grid2D {
         self.y0_m + iy as f64 * self.spacing_m
     }
 
-    /// The values as an (ny, nx) array view.
-    pub fn as_array(&self) -> ndarray::ArrayView2<'_, f64> {
-        // Invariant: values.len() == ny * nx, kept by every constructor in this module.
-        ndarray::ArrayView2::from_shape((self.ny, self.nx), &self.values)
-            .expect("grid values hold ny × nx nodes")
+    /// Whether the value and mask arrays hold `nx × ny` nodes (always true for grids made
+    /// here; a grid deserialised from elsewhere may not be).
+    pub fn is_consistent(&self) -> bool {
+        self.nx >= 2
+            && self.ny >= 2
+            && self.values.len() == self.nx * self.ny
+            && self.mask.len() == self.nx * self.ny
+            && self.spacing_m > 0.0
+    }
+
+    /// The values as an (ny, nx) array view; `None` for an inconsistent grid.
+    pub fn as_array(&self) -> Option<ndarray::ArrayView2<'_, f64>> {
+        ndarray::ArrayView2::from_shape((self.ny, self.nx), &self.values).ok()
     }
 
     /// The values with unsupported nodes set to NaN (for maps).
@@ -72,6 +80,9 @@ impl Grid2D {
 
     /// Bilinear interpolation at (x, y); `None` outside the grid.
     pub fn sample(&self, x: f64, y: f64) -> Option<f64> {
+        if !self.is_consistent() {
+            return None;
+        }
         let (ix, iy, s, t) = self.cell_of(x, y)?;
         let v = |i: usize, j: usize| self.values[j * self.nx + i];
         let (i1, j1) = ((ix + 1).min(self.nx - 1), (iy + 1).min(self.ny - 1));
@@ -85,6 +96,9 @@ impl Grid2D {
 
     /// Whether the node nearest to (x, y) is supported by data; false outside the grid.
     pub fn supported_at(&self, x: f64, y: f64) -> bool {
+        if !self.is_consistent() {
+            return false;
+        }
         let fx = (x - self.x0_m) / self.spacing_m;
         let fy = (y - self.y0_m) / self.spacing_m;
         if !(fx > -0.5 && fy > -0.5) {

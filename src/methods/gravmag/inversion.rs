@@ -263,12 +263,18 @@ pub struct GravMagInversion {
 impl GravMagInversion {
     /// A depth slice: the model values of layer `iz` (0 = bottom) as (ny, nx), row-major.
     pub fn layer(&self, iz: usize) -> Option<Vec<f64>> {
+        if self.mesh.validate().is_err() || self.model.len() != self.mesh.n_cells() {
+            return None;
+        }
         let (nx, ny) = (self.mesh.nx(), self.mesh.ny());
         (iz < self.mesh.nz()).then(|| self.model[iz * nx * ny..(iz + 1) * nx * ny].to_vec())
     }
 
     /// A vertical section along x at row `iy`: (nz, nx), bottom layer first.
     pub fn section_x(&self, iy: usize) -> Option<Vec<f64>> {
+        if self.mesh.validate().is_err() || self.model.len() != self.mesh.n_cells() {
+            return None;
+        }
         let (nx, ny, nz) = (self.mesh.nx(), self.mesh.ny(), self.mesh.nz());
         (iy < ny).then(|| {
             (0..nz)
@@ -1319,6 +1325,13 @@ pub(crate) mod tests {
             );
         }
         assert_eq!(inv.beta_search.outcome, BetaOutcome::Fixed);
+        // Model slices for the figures: a depth layer and a vertical section.
+        let (nx, ny, nz) = (mesh.nx(), mesh.ny(), mesh.nz());
+        assert_eq!(inv.layer(1).unwrap(), inv.model[nx * ny..2 * nx * ny].to_vec());
+        let sec = inv.section_x(2).unwrap();
+        assert_eq!(sec.len(), nz * nx);
+        assert_eq!(sec[nx + 3], inv.model[mesh.index(3, 2, 1)]);
+        assert!(inv.layer(nz).is_none() && inv.section_x(ny).is_none());
         // φ_m recorded = m̃ᵀ R m̃.
         let mtil = Mat::<f64>::from_fn(m, 1, |c, _| inv.model[c] * w[c]);
         let phi = (mtil.transpose() * &r * &mtil)[(0, 0)];

@@ -40,7 +40,7 @@ pub fn apply_radial_filter(
     h: impl Fn(f64) -> f64,
 ) -> Result<Grid2D, GravMagError> {
     let (nx, ny) = (grid.nx, grid.ny);
-    if nx < 2 || ny < 2 || grid.values.len() != nx * ny {
+    if !grid.is_consistent() {
         return Err(GravMagError::InvalidInput(
             "a wavenumber filter needs a grid of at least 2 × 2 nodes".into(),
         ));
