@@ -95,3 +95,38 @@ fn whole_inversion_grav400_scattered(bencher: divan::Bencher) {
         invert_gravmag(&d, &m, &InversionOptions::default(), None, None).unwrap()
     });
 }
+
+/// One inversion per sample with its own phase timings printed (sensitivity, setup =
+/// weighting + Kronecker transform + S, eigendecomposition, solves), to see where time goes.
+#[divan::bench(sample_count = 3)]
+fn inversion_phases(bencher: divan::Bencher) {
+    let (m, (st, v, e)) = (mesh(), data());
+    bencher.bench(|| {
+        let d = InversionData {
+            stations: &st,
+            values: &v,
+            errors: Some(&e),
+            component: FieldComponent::Gz,
+        };
+        let inv = invert_gravmag(&d, &m, &InversionOptions::default(), None, None).unwrap();
+        eprintln!("phases: {:?}", inv.timings);
+        inv
+    });
+}
+
+/// As [`inversion_phases`] for the scattered stations.
+#[divan::bench(sample_count = 3)]
+fn inversion_phases_scattered(bencher: divan::Bencher) {
+    let (m, (_, v, e), st) = (mesh(), data(), scattered());
+    bencher.bench(|| {
+        let d = InversionData {
+            stations: &st,
+            values: &v,
+            errors: Some(&e),
+            component: FieldComponent::Gz,
+        };
+        let inv = invert_gravmag(&d, &m, &InversionOptions::default(), None, None).unwrap();
+        eprintln!("phases: {:?}, solves {}", inv.timings, inv.iterations);
+        inv
+    });
+}

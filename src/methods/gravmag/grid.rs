@@ -380,6 +380,7 @@ fn solve_surface(
     let mut b = faer::Mat::<f64>::from_fn(nn, 1, |i, _| rhs[i]);
     use faer::linalg::solvers::SolveCore;
     llt.solve_in_place_with_conj(faer::Conj::No, b.as_mut());
+    super::sensitivity::clear_upper_vector_state();
     let out: Vec<f64> = (0..nn).map(|i| mean + scale * b[(i, 0)]).collect();
     if out.iter().any(|t| !t.is_finite()) {
         return Err(GravMagError::Numerical(

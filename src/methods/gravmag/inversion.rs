@@ -39,7 +39,9 @@ use serde::{Deserialize, Serialize};
 use super::grid::positive;
 use super::mesh::TensorMesh;
 use super::prism::GRAVITATIONAL_CONSTANT;
-use super::sensitivity::{FieldComponent, Sensitivity, build_sensitivity};
+use super::sensitivity::{
+    FieldComponent, Sensitivity, build_sensitivity, clear_upper_vector_state,
+};
 use super::{GravMagError, Progress};
 use crate::methods::quality::{self, Component, Quality};
 
@@ -316,6 +318,7 @@ fn axis_basis(h: &[f64]) -> Result<AxisBasis, GravMagError> {
     let u = evd.U();
     let q = Mat::<f64>::from_fn(n, n, |i, j| u[(i, j)] / h[i].sqrt());
     let lambda = (0..n).map(|i| evd.S()[i].max(0.0) / scale).collect();
+    clear_upper_vector_state();
     Ok(AxisBasis { q, lambda })
 }
 
@@ -376,6 +379,7 @@ impl KronBasis {
             1.0,
             Par::Seq,
         );
+        clear_upper_vector_state();
         out.copy_from_slice(tmp);
     }
 }
@@ -614,7 +618,10 @@ impl DataSpace<'_> {
         let pred_w: Vec<f64> = self
             .bs
             .par_chunks_exact(m)
-            .map(|row| row.iter().zip(&zz).map(|(b, x)| b * x).sum::<f64>())
+            .map(|row| {
+                clear_upper_vector_state();
+                row.iter().zip(&zz).map(|(b, x)| b * x).sum::<f64>()
+            })
             .collect();
         let predicted = pred_w.iter().zip(self.sd).map(|(p, s)| p * s).collect();
         let chi2 = pred_w
@@ -731,7 +738,11 @@ fn data_space_eigen(bs: &[f64], n: usize, m: usize) -> Result<(Vec<f64>, Mat<f64
         .self_adjoint_eigen(faer::Side::Lower)
         .map_err(|e| GravMagError::Numerical(format!("data-space eigendecomposition: {e:?}")))?;
     let lam = (0..n).map(|i| evd.S()[i].max(0.0) * s_scale).collect();
-    Ok((lam, evd.U().to_owned()))
+    let u = evd.U().to_owned();
+    // The parallel product ran on the rayon workers too: clear their state as well.
+    rayon::broadcast(|_| clear_upper_vector_state());
+    clear_upper_vector_state();
+    Ok((lam, u))
 }
 
 /// What [`search_beta`] returns: the kept solve, its β, every record, the outcome, a note.
@@ -857,6 +868,7 @@ pub fn invert_gravmag(
         }
     };
     validate(data, mesh, options)?;
+    clear_upper_vector_state();
     let mut notes = Vec::new();
     let (n, m) = (data.values.len(), mesh.n_cells());
     let is_gravity = matches!(data.component, FieldComponent::Gz);
@@ -1327,7 +1339,10 @@ pub(crate) mod tests {
         assert_eq!(inv.beta_search.outcome, BetaOutcome::Fixed);
         // Model slices for the figures: a depth layer and a vertical section.
         let (nx, ny, nz) = (mesh.nx(), mesh.ny(), mesh.nz());
-        assert_eq!(inv.layer(1).unwrap(), inv.model[nx * ny..2 * nx * ny].to_vec());
+        assert_eq!(
+            inv.layer(1).unwrap(),
+            inv.model[nx * ny..2 * nx * ny].to_vec()
+        );
         let sec = inv.section_x(2).unwrap();
         assert_eq!(sec.len(), nz * nx);
         assert_eq!(sec[nx + 3], inv.model[mesh.index(3, 2, 1)]);

@@ -109,6 +109,7 @@ pub fn fit_trend(
     use faer::linalg::solvers::SolveLstsq;
     let qr = a.col_piv_qr();
     let sol = qr.solve_lstsq(&b);
+    super::sensitivity::clear_upper_vector_state();
     let scaled: Vec<f64> = (0..p).map(|k| sol[(k, 0)]).collect();
     if scaled.iter().any(|c| !c.is_finite()) {
         return Err(GravMagError::Numerical(
