@@ -27,8 +27,9 @@ Usage:
   hydrogeo-studio [--project <project.json|folder>] [--exit-after-first-frame]
         Open the studio window (on the bundled example project by default). Without a
         display, runs the project headless instead and says so.
-  hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--max-steps N]
-        Run the project to a report without a window. Each step is printed as it starts and
+  hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--flexible] [--max-steps N]
+        Run the project to a report without a window. --flexible lets the model look at
+        products and propose off-route steps (each put to you; declined without a terminal). Each step is printed as it starts and
         finishes; the last line is the run folder.
   hydrogeo-studio read <file>
         Print a JSON summary (format, counts, ranges, units) of any data file a reader
@@ -234,6 +235,7 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
     let mut out: Option<PathBuf> = None;
     let mut mode = Mode::Auto;
     let mut max_steps = None;
+    let mut flexible = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -242,6 +244,7 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
                 out = Some(PathBuf::from(args.get(i).context("--out needs a folder")?));
             }
             "--step-by-step" => mode = Mode::StepByStep,
+            "--flexible" => flexible = true,
             "--max-steps" => {
                 i += 1;
                 max_steps = Some(
@@ -257,17 +260,24 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
     }
     let project_path = project_path.context("run needs a project file or folder")?;
     let project = Project::load(&project_path)?;
+    let (project, notes) = catalog::fusion::adopt_request_inputs(project);
     let mut spec = RunSpec::new(project);
+    spec.notes = notes;
     if let Some(o) = out {
         spec.runs_dir = o;
     }
     spec.mode = mode;
+    spec.flexible = flexible;
+    if flexible {
+        spec.max_steps = hydrogeo_studio::runtime::toolbox::FLEXIBLE_MAX_STEPS;
+    }
     if let Some(n) = max_steps {
         spec.max_steps = n;
     }
     spec.interaction = Some(Arc::new(Terminal));
     spec.listeners.push(Box::new(print_event));
     spec.assess = Some(Arc::new(catalog::assess));
+    spec.protected = Some(Arc::new(catalog::protected));
     let settings = llm::Settings::from_env();
     let mut decider = settings.decider();
     if let Some(why) = settings.why_no_model() {

@@ -169,6 +169,7 @@ fn request() -> DecisionRequest {
         finish: "report_files".into(),
         notes: vec![],
         adjustable: Default::default(),
+        toolbox: None,
     }
 }
 

@@ -70,6 +70,7 @@ fn app(registry: Registry, decider: DeciderMaker) -> (StudioApp, Setup) {
         runs_dir: Some(runs.clone()),
         exit_after_first_frame: false,
         settings: None,
+        chat_model: None,
     });
     (app, Setup { _dir: dir, runs })
 }
@@ -81,6 +82,7 @@ fn no_model() -> DeciderMaker {
 fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
     Harness::builder()
         .with_size(egui::vec2(1400.0, 900.0))
+        .with_context_setup(hydrogeo_studio::studio::setup_fonts)
         .build_ui_state(
             |ui, app: &mut StudioApp| {
                 let ctx = ui.ctx().clone();
@@ -392,4 +394,157 @@ fn the_ui_stays_responsive_while_a_tool_sleeps_two_seconds() {
         "p99 frame time {p99:?} (of {} frames)",
         frames.len()
     );
+}
+
+#[test]
+fn every_panel_with_nothing_loaded_says_what_to_do() {
+    let app = StudioApp::new(StudioConfig {
+        project: PathBuf::from("/nonexistent/project"),
+        registry: Arc::new(Registry::new()),
+        decider: no_model(),
+        picker: Arc::new(NoPicker),
+        runs_dir: None,
+        exit_after_first_frame: false,
+        settings: None,
+        chat_model: None,
+    });
+    let mut h = harness(app);
+    h.step();
+    h.get_by_label_contains("cannot read the project");
+    for (title, hint) in [
+        (
+            "Electrical resistivity (ERT)",
+            "Add files with File → Add data files",
+        ),
+        ("Seismic refraction", "Readable formats"),
+        ("Time-domain EM (TDEM)", "Readable formats"),
+        ("Magnetotellurics (MT)", "Readable formats"),
+        ("Gravity and magnetics", "Readable formats"),
+        ("Ground-penetrating radar (GPR)", "Readable formats"),
+        ("Report", "No report yet"),
+    ] {
+        h.get_by_label(title).click();
+        h.step();
+        h.step();
+        h.get_by_label_contains(hint);
+    }
+}
+
+#[test]
+fn the_chat_proposes_actions_the_user_approves_or_rejects_and_the_panel_changes() {
+    use hydrogeo_studio::llm::harness::{ChatMessage, ChatModel, Role, ToolCall};
+    struct Model(usize);
+    impl ChatModel for Model {
+        fn complete(
+            &mut self,
+            _s: &str,
+            msgs: &[ChatMessage],
+            _t: &[Value],
+        ) -> Result<ChatMessage, String> {
+            self.0 += 1;
+            let call = |id: &str, name: &str, args: Value| ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: args,
+            };
+            Ok(match self.0 {
+                1 => ChatMessage::assistant(
+                    "Let me open the ERT module.",
+                    vec![call(
+                        "c1",
+                        "open_module",
+                        serde_json::json!({"module": "ert"}),
+                    )],
+                ),
+                2 => ChatMessage::assistant(
+                    "I will sharpen the goal.",
+                    vec![call(
+                        "c2",
+                        "apply_action",
+                        serde_json::json!({"module": "project", "action": "set_goal", "args": {"goal": "changed by the assistant"}}),
+                    )],
+                ),
+                3 => {
+                    let last = msgs.iter().rev().find(|m| m.role == Role::Tool).unwrap();
+                    assert!(
+                        last.content.starts_with("Declined by the user"),
+                        "{}",
+                        last.content
+                    );
+                    assert!(!last.is_error, "a rejection is not a tool error");
+                    ChatMessage::assistant(
+                        "Understood; the seismic line next.",
+                        vec![call(
+                            "c3",
+                            "open_module",
+                            serde_json::json!({"module": "seismic"}),
+                        )],
+                    )
+                }
+                _ => ChatMessage::assistant("The seismic module is open.", vec![]),
+            })
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("project.json"),
+        r#"{"goal": "the original goal", "inputs": {}}"#,
+    )
+    .unwrap();
+    let app = StudioApp::new(StudioConfig {
+        project: dir.path().to_path_buf(),
+        registry: Arc::new(Registry::new()),
+        decider: no_model(),
+        picker: Arc::new(NoPicker),
+        runs_dir: None,
+        exit_after_first_frame: false,
+        settings: None,
+        chat_model: Some(Arc::new(|| Some(Box::new(Model(0)) as Box<dyn ChatModel>))),
+    });
+    let mut h = harness(app);
+    h.get_by_label("Chat").click();
+    // Let the panel settle to its new contents before clicking inside it.
+    for _ in 0..3 {
+        h.step();
+    }
+    h.state_mut().chat.input = "Find the water table along the ERT line".into();
+    h.get_by_label("Send").click();
+    step_until(&mut h, 20, "the first call", |a| a.chat.pending.is_some());
+    h.get_by_label_contains("The assistant wants to call open_module");
+    h.get_by_label("Approve").click();
+    step_until(&mut h, 20, "the second call", |a| {
+        a.chat
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.call.name == "apply_action")
+    });
+    assert_eq!(
+        h.state().panels[h.state().active].key(),
+        "ert",
+        "the ERT panel is in front"
+    );
+    h.get_by_label("Reject").click();
+    step_until(&mut h, 20, "the third call", |a| {
+        a.chat
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.call.arguments["module"] == "seismic")
+    });
+    h.get_by_label("Approve").click();
+    step_until(&mut h, 20, "the end of the turn", |a| !a.chat.working());
+    assert_eq!(h.state().panels[h.state().active].key(), "seismic");
+    assert_eq!(
+        h.state().shared.project.as_ref().unwrap().goal,
+        "the original goal",
+        "the rejected action never ran"
+    );
+    h.get_by_label("Timeline").click();
+    h.step();
+    h.get_by_label_contains("No Seismic refraction data");
+    // The conversation was saved with the project's runs, and reopens.
+    let saved = h.state().chat.save_path.clone().unwrap();
+    assert!(saved.exists());
+    let mut other = hydrogeo_studio::studio::chat::ChatPanel::new(Arc::new(|| None));
+    other.reopen(&saved).unwrap();
+    assert_eq!(other.messages.len(), h.state().chat.messages.len());
 }

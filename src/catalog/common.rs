@@ -136,3 +136,17 @@ pub fn write_csv(path: &Path, header: &[&str], rows: &[Vec<f64>]) -> std::io::Re
     }
     f.flush()
 }
+
+/// A layer interface traced through a seismic velocity model at a threshold velocity, as the
+/// seismic tools hand it to the ERT inversion (`keys::SEISMIC_STRUCTURE` holds
+/// `Held<Vec<InterfaceLine>>`): a polyline in the section's coordinates, x along the line and
+/// z the elevation (m, positive up).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InterfaceLine {
+    /// The threshold velocity the interface was traced at (m/s).
+    pub velocity_m_per_s: f64,
+    /// Positions along the line (m), increasing.
+    pub x_m: Vec<f64>,
+    /// Elevations of the interface (m).
+    pub z_m: Vec<f64>,
+}

@@ -6,6 +6,7 @@
 
 pub mod common;
 pub mod ert;
+pub mod fusion;
 pub mod gpr;
 pub mod gravmag;
 pub mod intent;
@@ -19,6 +20,16 @@ use crate::runtime::{Registry, RunContext};
 
 /// Every tool, in dependency order.
 pub fn registry() -> Registry {
+    shared_registry().clone()
+}
+
+/// The registry, built once (gates that look at the whole registry use this one).
+pub fn shared_registry() -> &'static Registry {
+    static REG: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    REG.get_or_init(build_registry)
+}
+
+fn build_registry() -> Registry {
     let mut reg = Registry::new();
     ert::register(&mut reg);
     seismic::register(&mut reg);
@@ -26,6 +37,7 @@ pub fn registry() -> Registry {
     mt::register(&mut reg);
     gravmag::register(&mut reg);
     gpr::register(&mut reg);
+    fusion::register(&mut reg);
     reporting::register(&mut reg);
     reg
 }
@@ -41,6 +53,14 @@ pub fn assess(ctx: &RunContext) -> Vec<String> {
         .collect()
 }
 
+/// The artifacts the goal asked for (a step they need is never left out in flexible mode).
+pub fn protected(ctx: &RunContext) -> Vec<String> {
+    intent::requested(&ctx.goal)
+        .iter()
+        .map(|r| r.key.to_string())
+        .collect()
+}
+
 /// `(product name, why it is missing)` for each requested product that does not exist.
 pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -48,7 +68,7 @@ pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
         if ctx.product(r.key).is_some() {
             continue;
         }
-        let registry_has = |name: &str| registry().get(name).is_some();
+        let registry_has = |name: &str| shared_registry().get(name).is_some();
         let attempted: Vec<&crate::runtime::Step> = ctx
             .steps
             .iter()

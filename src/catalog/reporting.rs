@@ -28,12 +28,20 @@ impl crate::runtime::Product for ReportProduct {
     }
 }
 
-/// Method tools (everything but the report) that can still run: the report waits for them.
-fn others_pending(ctx: &RunContext) -> bool {
-    super::registry()
+/// Method steps (everything but combining and reporting) that can still run.
+pub fn method_steps_pending(ctx: &RunContext) -> bool {
+    super::shared_registry()
         .tools()
         .iter()
-        .any(|t| !t.produces.iter().any(|p| p == keys::REPORT_FILES) && t.available(ctx))
+        .any(|t| t.module != "report" && t.module != "fusion" && t.available(ctx))
+}
+
+/// Steps that can still run before the report: the methods', then combining them.
+fn others_pending(ctx: &RunContext) -> bool {
+    method_steps_pending(ctx)
+        || super::shared_registry()
+            .get("fuse_methods")
+            .is_some_and(|t| t.available(ctx))
 }
 
 /// Whether the run has ERT inputs.
@@ -72,6 +80,26 @@ pub fn not_delivered(ctx: &RunContext) -> Vec<NotDelivered> {
     out
 }
 
+/// Survey dates the products carry (`survey_dates` or `survey_date` among their key numbers).
+fn survey_dates(ctx: &RunContext) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in ctx.artifact_keys() {
+        if let Some(p) = ctx.product(&k) {
+            let n = p.key_numbers();
+            for key in ["survey_dates", "survey_date"] {
+                match n.get(key) {
+                    Some(serde_json::Value::String(s)) => out.push(s.clone()),
+                    Some(serde_json::Value::Array(a)) => out.extend(a.iter().filter_map(|v| v.as_str().map(str::to_string))),
+                    _ => {}
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
@@ -106,7 +134,7 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default()
             }),
-        survey_dates: Vec::new(),
+        survey_dates: survey_dates(ctx),
         model_text: Vec::new(),
     };
     let files = report::write(ctx, &input, &dir)?;

@@ -483,6 +483,85 @@ impl Client {
     }
 }
 
+impl Client {
+    /// Post a JSON body (not streamed) and return the JSON answer, retrying transient failures
+    /// as [`Client::complete`] does.
+    pub fn post_json(&self, body: &Value) -> Result<Value, LlmError> {
+        let url = self.url();
+        let mut attempt = 1;
+        loop {
+            let mut req = self.http.post(&url).json(body);
+            req = match self.settings.provider {
+                Provider::OpenAi if !self.settings.key.is_empty() => {
+                    req.bearer_auth(self.settings.key.expose())
+                }
+                Provider::OpenAi => req,
+                Provider::Anthropic => req
+                    .header("x-api-key", self.settings.key.expose())
+                    .header("anthropic-version", "2023-06-01"),
+            };
+            let seconds = self.settings.read_timeout.as_secs_f64();
+            let resp = req.send().map_err(|e| {
+                if e.is_timeout() {
+                    LlmError::Timeout {
+                        url: url.clone(),
+                        seconds,
+                    }
+                } else if e.is_connect() {
+                    LlmError::Unreachable {
+                        url: url.clone(),
+                        message: root_cause(&e),
+                    }
+                } else {
+                    LlmError::Protocol(root_cause(&e))
+                }
+            })?;
+            let status = resp.status().as_u16();
+            if status == 200 {
+                return resp
+                    .json::<Value>()
+                    .map_err(|e| LlmError::Protocol(e.to_string()));
+            }
+            let retry_after = resp
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64);
+            let text = short(&resp.text().unwrap_or_default());
+            let error = match status {
+                401 | 403 => LlmError::Auth {
+                    status,
+                    key_env: self.settings.key_env.clone(),
+                },
+                429 => LlmError::RateLimited { attempts: attempt },
+                500 | 502 | 503 | 504 | 529 => LlmError::Server {
+                    status,
+                    attempts: attempt,
+                    body: text,
+                },
+                _ => LlmError::Refused { status, body: text },
+            };
+            if error.transient() && attempt < self.settings.max_attempts {
+                let wait = retry_after
+                    .unwrap_or(self.settings.backoff_base * 2u32.pow(attempt - 1))
+                    .min(self.settings.backoff_cap);
+                std::thread::sleep(wait);
+                attempt += 1;
+                continue;
+            }
+            return Err(error);
+        }
+    }
+
+    /// The price of a call to this model.
+    pub fn cost(&self, tokens_in: u64, tokens_out: u64) -> f64 {
+        self.prices
+            .cost(&self.settings.model, tokens_in, tokens_out)
+    }
+}
+
 /// The innermost cause of an error, which is where the useful words are.
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cur: &dyn std::error::Error = e;

@@ -141,8 +141,23 @@ pub fn parse_decision(text: &str, note: &mut dyn FnMut(String)) -> Result<Decisi
         .and_then(Value::as_str)
         .map(str::trim)
         .unwrap_or("");
+    let inspect = obj
+        .get("inspect")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .unwrap_or("");
+    let proposal = obj
+        .get("propose")
+        .cloned()
+        .map(serde_json::from_value::<crate::runtime::decide::Proposal>);
     let choice = if !tool.is_empty() {
         Choice::Tool(tool.to_string())
+    } else if !inspect.is_empty() {
+        Choice::Inspect(inspect.to_string())
+    } else if let Some(p) = proposal {
+        Choice::Propose(
+            p.map_err(|e| DecideError::Unusable(format!("the proposal could not be read: {e}")))?,
+        )
     } else if done {
         Choice::Done
     } else {

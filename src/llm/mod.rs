@@ -4,8 +4,10 @@
 //! failures only; usage and cost; JSON extraction; the prompts; the controller's decider.
 //! Knows nothing of egui or of geophysics.
 
+pub mod chat_model;
 pub mod client;
 pub mod decider;
+pub mod harness;
 pub mod json;
 pub mod pricing;
 pub mod prompts;

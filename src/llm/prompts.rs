@@ -33,6 +33,11 @@ Answer with one JSON object and nothing else, with \"why\" first (it is shown to
         transcript = req.transcript.trim_end(),
         menu = req.menu,
     );
+    if let Some(tb) = &req.toolbox {
+        p.push_str(&format!(
+            "\n\nBesides a step from the list you may (flexible mode):\n{tb}\nUse these only when the evidence in the run calls for it; the route is the default."
+        ));
+    }
     if !req.notes.is_empty() {
         p.push_str(&steering(req));
     }
@@ -158,6 +163,7 @@ mod tests {
             finish: "report_files".into(),
             notes,
             adjustable: recovery::settings_for(&ctx),
+            toolbox: None,
         }
     }
 

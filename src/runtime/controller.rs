@@ -68,6 +68,10 @@ pub struct RunOptions {
     /// Called after every step with the run as it stands (the run folder rewrites
     /// `result.json` here, so a crash leaves the latest).
     pub on_result: Option<OnResult>,
+    /// Let the model look at products and propose off-route actions (the user decides).
+    pub flexible: bool,
+    /// Artifacts the request asked for: a step they need is never left out.
+    pub protected: Option<Assess>,
 }
 
 /// A hook called after every step.
@@ -82,6 +86,8 @@ impl Default for RunOptions {
             recovery: true,
             steering: None,
             on_result: None,
+            flexible: false,
+            protected: None,
         }
     }
 }
@@ -242,11 +248,13 @@ fn decide_next(
     decider: Option<&mut (dyn Decide + '_)>,
     notes: &[String],
     finish: &str,
+    toolbox: Option<String>,
 ) -> (Decision, DecidedBy, Option<String>) {
     let done_allowed = ctx.has(&[finish]);
     // A forced choice needs no model — unless the user just said something, which could
     // change a setting or end the run.
     if notes.is_empty()
+        && toolbox.is_none()
         && let Some(d) = forced_choice(ctx, registry, finish)
     {
         return (d, DecidedBy::Forced, None);
@@ -274,6 +282,7 @@ fn decide_next(
         finish: finish.to_string(),
         notes: notes.to_vec(),
         adjustable: recovery::settings_for(ctx),
+        toolbox,
     };
     match ask_model(ctx, decider, &request) {
         Ok(d) => (d, DecidedBy::Model, None),
@@ -632,8 +641,35 @@ pub fn run_controller(
         }
         // 4. Decide.
         let had_model = decider.is_some();
-        let (decision, by, problem) =
-            decide_next(ctx, registry, decider.as_deref_mut(), &notes, finish);
+        let flexible = options.flexible && had_model;
+        let protected = if flexible {
+            options
+                .protected
+                .as_ref()
+                .map(|p| p(ctx))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let route: Vec<String> = if flexible {
+            route_ahead(ctx, registry, finish, 12)
+                .into_iter()
+                .map(|r| r.tool)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let toolbox = flexible
+            .then(|| super::toolbox::toolbox_text(ctx, registry, &route, finish, &protected))
+            .filter(|t| !t.is_empty());
+        let (decision, by, problem) = decide_next(
+            ctx,
+            registry,
+            decider.as_deref_mut(),
+            &notes,
+            finish,
+            toolbox,
+        );
         if let Some(why) = problem {
             ctx.note(&format!(
                 "The controller could not get a usable decision from the model ({why}) and fell back to running the available steps in order."
@@ -653,6 +689,48 @@ pub fn run_controller(
                 None => return end(ctx, Ended::Exhausted),
             },
             Choice::Tool(t) => (t.clone(), decision.why.clone(), by),
+            Choice::Inspect(key) if options.flexible => {
+                let number = ctx.steps.len() + 1;
+                ctx.events.emit(&Event::StepStarted {
+                    step: number,
+                    tool: "inspect".into(),
+                    label: format!("Look at {key}"),
+                    module: "project".into(),
+                    reason: decision.why.clone(),
+                });
+                super::toolbox::inspect(ctx, key, &decision.why);
+                emit_finished(ctx);
+                emit_route(ctx, registry, finish);
+                continue;
+            }
+            Choice::Propose(p) if options.flexible => {
+                let next = route.first().and_then(|t| registry.get(t)).map(|t| t.display_label().to_string()).unwrap_or_default();
+                let Some(d) = decider.as_deref_mut() else { continue };
+                let view = super::toolbox::RouteView {
+                    finish,
+                    protected: &protected,
+                    next: &next,
+                };
+                match super::toolbox::propose(ctx, registry, d, p, &decision.why, view) {
+                    super::toolbox::Proposed::Run(tool, reason) => {
+                        run_step(ctx, registry, &tool, &reason, DecidedBy::User);
+                        if let Some(hook) = &options.on_result {
+                            hook(ctx);
+                        }
+                    }
+                    super::toolbox::Proposed::Done => {}
+                    super::toolbox::Proposed::No(why) => ctx.guidance.push(format!("Your proposal was not carried out: {why}")),
+                }
+                emit_route(ctx, registry, finish);
+                continue;
+            }
+            Choice::Inspect(_) | Choice::Propose(_) => match next_by_policy(ctx, registry) {
+                Some(t) => {
+                    ctx.note("The model answered with an action only flexible mode offers; the next available step was taken instead.");
+                    (t.name.clone(), "next available step".to_string(), DecidedBy::Policy)
+                }
+                None => return end(ctx, Ended::Exhausted),
+            },
         };
         // 7. A tool that is not on the menu is refused and recorded.
         let offered = registry.runnable(ctx);
@@ -1416,6 +1494,95 @@ mod tests {
             "electrode;x;z\n1;0,0;100,0\n2;1,0;100,5\n"
         );
         assert_eq!(ctx.scripts[0].kind, "reader");
+    }
+
+    #[test]
+    fn flexible_mode_looks_proposes_and_the_user_decides() {
+        let mut reg = chain();
+        reg.register(
+            Tool::new(
+                "climate",
+                "Fetch weather.",
+                make("climate", "Rain on 3 days."),
+            )
+            .produces(&["climate"])
+            .when(|_| false),
+        )
+        .unwrap();
+        let mut d = ScriptedDecider::new(vec![
+            Ok(Decision::tool("load", "first")),
+            Ok(Decision {
+                why: "check the data".into(),
+                choice: Choice::Inspect("data".into()),
+                settings: Map::new(),
+            }),
+            Ok(Decision {
+                why: "rain explains the change".into(),
+                choice: Choice::Propose(crate::runtime::decide::Proposal::Extra {
+                    tool: "climate".into(),
+                }),
+                settings: Map::new(),
+            }),
+            Ok(Decision {
+                why: "not needed".into(),
+                choice: Choice::Propose(crate::runtime::decide::Proposal::Skip {
+                    tools: vec!["other".into()],
+                }),
+                settings: Map::new(),
+            }),
+            Ok(Decision::tool("invert", "next")),
+            Ok(Decision::done("finished too early")),
+        ]);
+        let answers = Arc::new(Mutex::new(vec!["stay".to_string(), "go".to_string()]));
+        let a2 = answers.clone();
+        let mut ctx = RunContext::new("goal").with_interaction(Arc::new(Scripted {
+            ask: Box::new(move |_| a2.lock().unwrap().pop()),
+            ..Default::default()
+        }));
+        let opts = RunOptions {
+            flexible: true,
+            ..Default::default()
+        };
+        run_controller(&mut ctx, &reg, Some(&mut d), &opts);
+        let steps: Vec<(String, StepStatus)> = ctx
+            .steps
+            .iter()
+            .map(|s| (s.tool.clone(), s.status))
+            .collect();
+        assert_eq!(
+            steps,
+            vec![
+                ("load".to_string(), StepStatus::Ok),
+                ("inspect".to_string(), StepStatus::Ok),
+                ("climate".to_string(), StepStatus::Ok),
+                ("invert".to_string(), StepStatus::Ok),
+                ("other".to_string(), StepStatus::Ok),
+                ("report".to_string(), StepStatus::Ok),
+            ]
+        );
+        assert!(
+            ctx.steps[1].summary.starts_with("data: "),
+            "the look is in the transcript"
+        );
+        // Once a product existed the request carried the toolbox with the look offered.
+        assert!(
+            d.seen[1]
+                .toolbox
+                .as_ref()
+                .unwrap()
+                .contains("Look at a product")
+        );
+        assert!(
+            d.seen[1]
+                .toolbox
+                .as_ref()
+                .unwrap()
+                .contains("climate (Fetch weather.)")
+        );
+        assert_eq!(ctx.proposals.len(), 2);
+        assert!(ctx.proposals[0].accepted, "climate accepted");
+        assert!(!ctx.proposals[1].accepted, "leaving out 'other' declined");
+        assert!(ctx.guidance.iter().any(|g| g.contains("kept those steps")));
     }
 
     #[test]

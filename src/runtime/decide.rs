@@ -22,6 +22,49 @@ pub struct DecisionRequest {
     pub notes: Vec<String>,
     /// The settings a note may change, with their current values.
     pub adjustable: Map<String, Value>,
+    /// In flexible mode: what the model may do besides the next step (`None` otherwise).
+    pub toolbox: Option<String>,
+}
+
+/// An off-route action the model puts to the user (flexible mode).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Proposal {
+    /// Run a tool the route has not scheduled.
+    Extra {
+        /// The tool.
+        tool: String,
+    },
+    /// Run a finished step again with other settings (its downstream steps are reopened).
+    Redo {
+        /// The tool.
+        tool: String,
+        /// The settings to change first.
+        #[serde(default)]
+        settings: Map<String, Value>,
+    },
+    /// Change settings.
+    Settings {
+        /// The changes.
+        changes: Map<String, Value>,
+    },
+    /// Leave route steps out.
+    Skip {
+        /// The tools.
+        tools: Vec<String>,
+    },
+    /// A temporary script for something no step does.
+    Script {
+        /// What it is to do.
+        task: String,
+    },
+    /// A question for the user.
+    Question {
+        /// The question.
+        question: String,
+        /// The choices.
+        options: Vec<String>,
+    },
 }
 
 /// What the decider chose.
@@ -31,6 +74,10 @@ pub enum Choice {
     Tool(String),
     /// Finish the run.
     Done,
+    /// Look at a product's numbers (read-only; flexible mode).
+    Inspect(String),
+    /// Put an off-route action to the user (flexible mode).
+    Propose(Proposal),
 }
 
 /// A decision with its reason.

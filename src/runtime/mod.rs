@@ -24,6 +24,7 @@ pub mod session;
 pub mod steering;
 pub mod step;
 pub mod tool;
+pub mod toolbox;
 
 pub use context::{Ended, RunContext};
 pub use controller::{

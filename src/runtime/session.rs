@@ -41,6 +41,12 @@ pub struct RunSpec {
     /// Receives every product a step stores, as it is stored (the studio's panels draw from
     /// these while the run goes on).
     pub on_product: Option<ProductSink>,
+    /// Flexible mode: the model may look at products and propose off-route actions.
+    pub flexible: bool,
+    /// The artifacts the request asked for (steps they need are never left out).
+    pub protected: Option<Assess>,
+    /// Notes to record at the start (e.g. files adopted from the request).
+    pub notes: Vec<String>,
 }
 
 /// Receives `(key, product)` after each step that made them.
@@ -62,6 +68,9 @@ impl RunSpec {
             assess: None,
             settings: serde_json::Map::new(),
             on_product: None,
+            flexible: false,
+            protected: None,
+            notes: Vec::new(),
         }
     }
 }
@@ -156,6 +165,7 @@ pub fn run(
         |d| d.describe(),
     );
     ctx.settings.insert("mode".into(), spec.mode.word().into());
+    ctx.settings.insert("flexible".into(), spec.flexible.into());
     ctx.settings
         .insert("decider".into(), decider_name.clone().into());
     ctx.settings.extend(spec.settings.clone());
@@ -178,6 +188,9 @@ pub fn run(
     if decider.is_none() {
         ctx.note("No model is connected, so the run follows the tools' dependency order.");
     }
+    for n in &spec.notes {
+        ctx.note(n);
+    }
     for (key, path) in spec.project.missing_inputs() {
         ctx.note(&format!(
             "The input {key} names {}, which does not exist.",
@@ -195,6 +208,8 @@ pub fn run(
         max_steps: spec.max_steps,
         finish: finish.clone(),
         recovery: true,
+        flexible: spec.flexible,
+        protected: spec.protected.clone(),
         steering: Some(spec.steering.clone()),
         on_result: Some(Arc::new(move |c: &RunContext| {
             if let (Some(sink), Some(step)) = (&sink, c.steps.last()) {

@@ -75,6 +75,8 @@ pub struct StudioConfig {
     pub exit_after_first_frame: bool,
     /// Persisted settings, when there are any.
     pub settings: Option<StudioSettings>,
+    /// How the chat gets its model (from the settings in force).
+    pub chat_model: Option<super::chat::ChatModelMaker>,
 }
 
 impl StudioConfig {
@@ -88,8 +90,18 @@ impl StudioConfig {
             runs_dir: None,
             exit_after_first_frame: false,
             settings: None,
+            chat_model: None,
         }
     }
+}
+
+/// Which view the right-hand panel shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RightTab {
+    /// The live timeline.
+    Timeline,
+    /// The chat.
+    Chat,
 }
 
 /// The studio.
@@ -110,6 +122,12 @@ pub struct StudioApp {
     pub dialogs: Dialogs,
     /// The note being typed.
     pub note: String,
+    /// The chat.
+    pub chat: super::chat::ChatPanel,
+    /// What the right-hand panel shows.
+    pub right_tab: RightTab,
+    /// The chat's model from the current settings (kept so the settings window can change it).
+    chat_settings: Arc<std::sync::Mutex<Settings>>,
     thumbnails: super::images::ImageCache,
     registry: Arc<Registry>,
     decider: DeciderMaker,
@@ -119,6 +137,7 @@ pub struct StudioApp {
     exit_after_first_frame: bool,
     frames: u64,
     runs_started: usize,
+    egui_ctx: Option<egui::Context>,
 }
 
 impl std::fmt::Debug for StudioApp {
@@ -132,6 +151,21 @@ impl std::fmt::Debug for StudioApp {
 impl StudioApp {
     /// A studio on `config.project`.
     pub fn new(config: StudioConfig) -> StudioApp {
+        let settings = config.settings.unwrap_or_default();
+        let chat_settings = Arc::new(std::sync::Mutex::new(settings.model_settings("")));
+        let cs = chat_settings.clone();
+        let chat_model: super::chat::ChatModelMaker = config.chat_model.unwrap_or_else(|| {
+            Arc::new(move || {
+                let s = cs.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                if s.why_no_model().is_some() {
+                    return None;
+                }
+                crate::llm::Client::new(s).ok().map(|c| {
+                    Box::new(crate::llm::chat_model::ProviderChat::new(c))
+                        as Box<dyn crate::llm::harness::ChatModel>
+                })
+            })
+        });
         let mut shared = Shared::default();
         match Project::load(&config.project) {
             Ok(p) => shared.project = Some(p),
@@ -141,11 +175,14 @@ impl StudioApp {
             shared,
             panels: panels::all(),
             active: 0,
-            settings: config.settings.unwrap_or_default(),
+            settings,
             settings_window: SettingsWindow::default(),
             run: None,
             dialogs: Dialogs::new(),
             note: String::new(),
+            chat: super::chat::ChatPanel::new(chat_model),
+            right_tab: RightTab::Timeline,
+            chat_settings,
             thumbnails: Default::default(),
             registry: config.registry,
             decider: config.decider,
@@ -155,6 +192,7 @@ impl StudioApp {
             exit_after_first_frame: config.exit_after_first_frame,
             frames: 0,
             runs_started: 0,
+            egui_ctx: None,
         }
     }
 
@@ -195,7 +233,9 @@ impl StudioApp {
                 .push("Open a project first (File → Open project…).".into());
             return;
         };
+        let (project, notes) = crate::catalog::fusion::adopt_request_inputs(project);
         let mut spec = RunSpec::new(project);
+        spec.notes = notes;
         if let Some(d) = &self.runs_dir {
             spec.runs_dir = d.clone();
         }
@@ -248,11 +288,38 @@ impl StudioApp {
 
     /// Per-frame logic, apart from drawing: take the worker's events, finish a finished run,
     /// take file-dialog results.
-    pub fn logic(&mut self, _ctx: &egui::Context) {
+    pub fn logic(&mut self, ctx: &egui::Context) {
+        *self.chat_settings.lock().unwrap_or_else(|p| p.into_inner()) = self.model_settings();
+        self.chat.poll();
+        if let Some(goal) = self.chat.auto_goal.take() {
+            if let Some(p) = &mut self.shared.project {
+                p.goal = goal;
+            }
+            self.start_run(Mode::Auto, ctx);
+            self.chat
+                .narration
+                .push("Handed to Auto to report; each finished step is narrated here.".into());
+        }
         if let Some(run) = &mut self.run {
             let events: Vec<Event> = run.events.try_iter().collect();
             let sender = run.sender();
             for e in &events {
+                if let Event::StepFinished {
+                    label,
+                    status,
+                    summary,
+                    error,
+                    ..
+                } = e
+                {
+                    let (mark, text) = match status {
+                        crate::runtime::StepStatus::Ok => ("✔", summary),
+                        crate::runtime::StepStatus::Skipped
+                        | crate::runtime::StepStatus::Blocked => ("↷", error),
+                        _ => ("✖", error),
+                    };
+                    self.chat.narration.push(format!("{mark} {label}: {text}"));
+                }
                 self.shared.timeline.apply(e);
                 self.dialogs.on_event(e, &sender);
                 match e {
@@ -404,6 +471,9 @@ impl StudioApp {
     /// Draw everything.
     pub fn ui_root(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
+        if self.egui_ctx.is_none() {
+            self.egui_ctx = Some(ctx.clone());
+        }
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar_ui(ui, &ctx));
         egui::Panel::left("module_rail")
             .exact_size(120.0)
@@ -510,7 +580,39 @@ impl StudioApp {
     }
 
     fn timeline_ui(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Timeline");
+        ui.horizontal(|ui| {
+            ui.selectable_value(
+                &mut self.right_tab,
+                RightTab::Timeline,
+                RichText::new("Timeline").heading(),
+            );
+            ui.selectable_value(
+                &mut self.right_tab,
+                RightTab::Chat,
+                RichText::new("Chat").heading(),
+            );
+        });
+        if self.right_tab == RightTab::Chat {
+            if self.chat.save_path.is_none() {
+                self.chat.save_path = self.chat_save_path();
+            }
+            if let Some((call, note)) = self.chat.ui(ui) {
+                let outcome = self.execute_chat_tool(&call);
+                let outcome = match (outcome, note.trim()) {
+                    (crate::llm::harness::ToolOutcome::Ok(t), n) if !n.is_empty() => {
+                        crate::llm::harness::ToolOutcome::Ok(format!(
+                            "{t}\nThe user approved this with a note: {n}"
+                        ))
+                    }
+                    (o, _) => o,
+                };
+                if let Some(p) = &mut self.chat.pending {
+                    p.answer(outcome);
+                }
+                self.chat.pending = None;
+            }
+            return;
+        }
         egui::Panel::bottom("note_box").show(ui, |ui| {
             ui.horizontal(|ui| {
                 let label = ui.label("Note:");
@@ -533,6 +635,181 @@ impl StudioApp {
             && let Some(i) = self.panels.iter().position(|p| p.key() == module)
         {
             self.active = i;
+        }
+    }
+
+    /// Where the conversation is saved: with the run when there is one, else beside the
+    /// project's runs.
+    fn chat_save_path(&self) -> Option<PathBuf> {
+        if let Some(d) = &self.shared.run_dir {
+            return Some(d.join("chat.json"));
+        }
+        let p = self.shared.project.as_ref()?;
+        let (y, mo, d, h, mi, s) =
+            crate::runtime::run_folder::utc_parts(crate::runtime::run_folder::now_unix());
+        Some(
+            p.dir
+                .join("runs")
+                .join("chats")
+                .join(format!("{y:04}-{mo:02}-{d:02}_{h:02}{mi:02}{s:02}.json")),
+        )
+    }
+
+    /// Carry out an approved chat tool call against the studio (only through the panels'
+    /// `describe` / `apply`). A failed action is an ordinary result with a status line; a
+    /// tool that could not do its job is an error; nothing found is an absence.
+    pub fn execute_chat_tool(
+        &mut self,
+        call: &crate::llm::harness::ToolCall,
+    ) -> crate::llm::harness::ToolOutcome {
+        use crate::llm::harness::{Absence, ToolOutcome};
+        let args = &call.arguments;
+        let text = |v: serde_json::Value| {
+            ToolOutcome::Ok(serde_json::to_string_pretty(&v).unwrap_or_default())
+        };
+        match call.name.as_str() {
+            "list_modules" => text(serde_json::json!(
+                self.panels
+                    .iter()
+                    .map(|p| serde_json::json!({"key": p.key(), "title": p.title()}))
+                    .collect::<Vec<_>>()
+            )),
+            "open_module" => {
+                let key = args["module"].as_str().unwrap_or("");
+                match self.panels.iter().position(|p| p.key() == key) {
+                    Some(i) => {
+                        self.active = i;
+                        text(self.panels[i].describe(&self.shared))
+                    }
+                    None => ToolOutcome::Error(format!(
+                        "open_module needs one of the module keys: {}",
+                        self.panels
+                            .iter()
+                            .map(|p| p.key())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                }
+            }
+            "describe_module" => {
+                text(self.panels[self.active.min(self.panels.len() - 1)].describe(&self.shared))
+            }
+            "apply_action" => {
+                let key = args["module"].as_str().unwrap_or("");
+                let action = args["action"].as_str().unwrap_or("");
+                let Some(i) = self.panels.iter().position(|p| p.key() == key) else {
+                    return ToolOutcome::Error(format!("there is no module {key}"));
+                };
+                self.active = i;
+                let a = args.get("args").cloned().unwrap_or(serde_json::Value::Null);
+                match self.panels[i].apply(action, &a, &mut self.shared) {
+                    Ok(v) => ToolOutcome::Ok(format!(
+                        "{}\nAction exited with status ok",
+                        serde_json::to_string_pretty(&v).unwrap_or_default()
+                    )),
+                    Err(why) => ToolOutcome::Ok(format!("Action exited with status failed: {why}")),
+                }
+            }
+            "read_state" => {
+                let t = &self.shared.timeline;
+                text(serde_json::json!({
+                    "project": self.shared.project.as_ref().map(|p| serde_json::json!({"file": p.file.display().to_string(), "goal": p.goal})),
+                    "running": self.running(),
+                    "steps": t.cards.iter().map(|c| serde_json::json!({"step": c.step, "label": c.label, "status": c.status.map(|s| s.word()).unwrap_or("running"), "summary": c.summary, "error": c.error})).collect::<Vec<_>>(),
+                    "route_ahead": t.route.iter().map(|r| r.label.clone()).collect::<Vec<_>>(),
+                    "products": self.shared.shelf.keys(),
+                    "finished": t.finish.as_ref().map(|f| serde_json::json!({"status": f.status, "reasons": f.reasons})),
+                }))
+            }
+            "inspect_product" => {
+                let key = args["key"].as_str().unwrap_or("");
+                match self.shared.shelf.get(key) {
+                    Some(p) => ToolOutcome::Ok(p.inspect()),
+                    None => {
+                        let have = self.shared.shelf.keys();
+                        ToolOutcome::Absent(Absence {
+                            looked_for: "a product of the current run with the requested name"
+                                .into(),
+                            checked: vec![format!(
+                                "the {} products the current run has made",
+                                have.len()
+                            )],
+                            not_checked: vec!["products of earlier runs".into()],
+                            try_instead: Some(if have.is_empty() {
+                                "run steps first (run_step), then look again".into()
+                            } else {
+                                format!("the products that exist are: {}", have.join(", "))
+                            }),
+                        })
+                    }
+                }
+            }
+            "run_step" => {
+                if let Some(p) = self.dialogs.current()
+                    && matches!(p.ask, super::dialogs::Ask::Approval { .. })
+                {
+                    let id = p.id;
+                    self.command(Command::Proceed { id });
+                    return ToolOutcome::Ok("Approved the step the run was waiting on; it has started. The timeline shows its result when it ends.".into());
+                }
+                if self.running() {
+                    return ToolOutcome::Ok("A run is going on and is not waiting for approval; wait for its current step to end.".into());
+                }
+                let ctx = self.egui_ctx.clone();
+                match ctx {
+                    Some(c) => {
+                        self.start_run(Mode::StepByStep, &c);
+                        ToolOutcome::Ok(
+                            "started: a step-by-step run began; it will ask before each step."
+                                .into(),
+                        )
+                    }
+                    None => ToolOutcome::Error("the studio window is not ready".into()),
+                }
+            }
+            "find_data_files" => {
+                let Some(p) = &self.shared.project else {
+                    return ToolOutcome::Error(
+                        "no project is open, so there is no folder to look in".into(),
+                    );
+                };
+                let want = args["method"].as_str().map(str::to_string);
+                let mut found = Vec::new();
+                let mut n = 0usize;
+                let mut stack = vec![(p.dir.clone(), 0usize)];
+                while let Some((d, depth)) = stack.pop() {
+                    let Ok(rd) = std::fs::read_dir(&d) else {
+                        continue;
+                    };
+                    for e in rd.flatten() {
+                        let path = e.path();
+                        if path.is_dir() {
+                            if depth < 2 && path.file_name().is_some_and(|f| f != "runs") {
+                                stack.push((path, depth + 1));
+                            }
+                            continue;
+                        }
+                        n += 1;
+                        if let Ok(v) = crate::catalog::read_summary(&path) {
+                            let m = v["method"].as_str().unwrap_or("").to_string();
+                            if want.as_ref().is_none_or(|w| *w == m) {
+                                found.push(serde_json::json!({"path": path.display().to_string(), "method": m}));
+                            }
+                        }
+                    }
+                }
+                if found.is_empty() {
+                    ToolOutcome::Absent(Absence {
+                        looked_for: "data files a reader recognises (of the requested method, if one was named)".into(),
+                        checked: vec![format!("the {n} files in the project folder and two levels of subfolders (run folders excluded)")],
+                        not_checked: vec!["folders outside the project".into(), "deeper subfolders".into()],
+                        try_instead: Some("name the files in the project's inputs, or add them with File → Add data files".into()),
+                    })
+                } else {
+                    text(serde_json::json!(found))
+                }
+            }
+            other => ToolOutcome::Error(format!("there is no tool called {other}")),
         }
     }
 
@@ -571,7 +848,12 @@ impl eframe::App for StudioApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.ui_root(ui);
         self.frames += 1;
-        if self.exit_after_first_frame && self.frames >= 1 {
+        if self.exit_after_first_frame && self.frames == 1 {
+            let size = ui.ctx().content_rect().size();
+            println!(
+                "HydroGeo Studio: first frame drawn ({:.0}×{:.0} points); closing.",
+                size.x, size.y
+            );
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }
@@ -583,6 +865,8 @@ impl eframe::App for StudioApp {
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         // Every open request gets its safe default; the run is told to stop.
         self.dialogs.decline_all();
+        self.chat.pending = None;
+        self.chat.save();
         if let Some(r) = &self.run {
             r.send(Command::Stop);
         }

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod bridge;
+pub mod chat;
 pub mod dialogs;
 pub mod images;
 pub mod job;
@@ -23,6 +24,23 @@ pub struct LaunchOptions {
     pub exit_after_first_frame: bool,
 }
 
+/// The studio's fonts: egui's Ubuntu for text, with Hack behind it (arrows, geometric shapes,
+/// Greek and mathematical signs Ubuntu lacks) and the emoji fonts last (check marks). Call once
+/// on a new context (the window does; tests pass it to the harness builder).
+pub fn setup_fonts(ctx: &egui::Context) {
+    let mut fonts = egui::FontDefinitions::default();
+    if let Some(p) = fonts.families.get_mut(&egui::FontFamily::Proportional)
+        && !p.iter().any(|f| f == "Hack")
+    {
+        let at = p
+            .iter()
+            .position(|f| f == "Ubuntu-Light")
+            .map_or(0, |i| i + 1);
+        p.insert(at, "Hack".to_owned());
+    }
+    ctx.set_fonts(fonts);
+}
+
 /// Open the studio window on a project.
 pub fn launch(options: LaunchOptions) -> anyhow::Result<()> {
     let native = eframe::NativeOptions {
@@ -39,6 +57,7 @@ pub fn launch(options: LaunchOptions) -> anyhow::Result<()> {
         "HydroGeo Studio",
         native,
         Box::new(move |cc| {
+            setup_fonts(&cc.egui_ctx);
             config.settings = cc.storage.and_then(|s| {
                 eframe::get_value::<settings::StudioSettings>(s, settings::STORAGE_KEY)
             });

@@ -469,8 +469,11 @@ fn card_ui(ui: &mut egui::Ui, c: &Card, images: &mut ImageCache) -> bool {
                 ui.add(egui::ProgressBar::new(*f as f32).text(d.as_str()));
             }
             match c.status {
-                None => {
+                None if c.started.is_some() => {
                     ui.spinner();
+                }
+                None => {
+                    ui.small("running");
                 }
                 Some(StepStatus::Ok) => {
                     ui.label(&c.summary);

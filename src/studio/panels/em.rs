@@ -9,6 +9,7 @@ use super::{Panel, Shared};
 pub const SPEC: MethodSpec = MethodSpec {
     key: "em",
     title: "Time-domain EM (TDEM)",
+    rail: "EM",
     roles: &["tdem_file", "tdem_geometry_file"],
     products: &[
         "tdem_data",
@@ -33,6 +34,10 @@ impl Panel for EmPanel {
 
     fn title(&self) -> &'static str {
         SPEC.title
+    }
+
+    fn rail_label(&self) -> &'static str {
+        SPEC.rail
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {

@@ -9,6 +9,7 @@ use super::{Panel, Shared};
 pub const SPEC: MethodSpec = MethodSpec {
     key: "ert",
     title: "Electrical resistivity (ERT)",
+    rail: "ERT",
     roles: &["ert_files", "ert_file", "electrode_file", "topography_file"],
     products: &[
         "ert_data",
@@ -33,6 +34,10 @@ impl Panel for ErtPanel {
 
     fn title(&self) -> &'static str {
         SPEC.title
+    }
+
+    fn rail_label(&self) -> &'static str {
+        SPEC.rail
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {

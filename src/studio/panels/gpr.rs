@@ -9,6 +9,7 @@ use super::{Panel, Shared};
 pub const SPEC: MethodSpec = MethodSpec {
     key: "gpr",
     title: "Ground-penetrating radar (GPR)",
+    rail: "GPR",
     roles: &["gpr_file"],
     products: &["gpr_data", "gpr_results"],
     formats: "GSSI DZT, pulseEKKO DT1+HD, MALA rd3/rd7+rad, SEG-Y",
@@ -27,6 +28,10 @@ impl Panel for GprPanel {
 
     fn title(&self) -> &'static str {
         SPEC.title
+    }
+
+    fn rail_label(&self) -> &'static str {
+        SPEC.rail
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {

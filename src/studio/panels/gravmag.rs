@@ -9,6 +9,7 @@ use super::{Panel, Shared};
 pub const SPEC: MethodSpec = MethodSpec {
     key: "gravmag",
     title: "Gravity and magnetics",
+    rail: "Grav/Mag",
     roles: &["gravmag_file"],
     products: &["gravmag_data", "gravmag_results", "gravmag_evaluation"],
     formats: "station tables x,y,value[,z] (CSV/TXT), lat/lon tables",
@@ -27,6 +28,10 @@ impl Panel for GravMagPanel {
 
     fn title(&self) -> &'static str {
         SPEC.title
+    }
+
+    fn rail_label(&self) -> &'static str {
+        SPEC.rail
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {

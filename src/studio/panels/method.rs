@@ -14,6 +14,8 @@ pub struct MethodSpec {
     pub key: &'static str,
     /// Heading.
     pub title: &'static str,
+    /// Short name on the rail.
+    pub rail: &'static str,
     /// Project input roles this method reads.
     pub roles: &'static [&'static str],
     /// Artifact keys its steps make.

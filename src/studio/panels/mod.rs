@@ -41,8 +41,12 @@ pub struct Shared {
 pub trait Panel: std::any::Any {
     /// The module key (`project`, `ert`, `seismic`, `em`, `mt`, `gravmag`, `gpr`, `report`).
     fn key(&self) -> &'static str;
-    /// The rail label.
+    /// The panel's heading.
     fn title(&self) -> &'static str;
+    /// The short name on the rail (Project, ERT, Seismic, EM, MT, Grav/Mag, GPR, Report).
+    fn rail_label(&self) -> &'static str {
+        self.title()
+    }
     /// Draw the panel.
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared);
     /// Actions, their arguments and the panel's state, as JSON.

@@ -9,6 +9,7 @@ use super::{Panel, Shared};
 pub const SPEC: MethodSpec = MethodSpec {
     key: "mt",
     title: "Magnetotellurics (MT)",
+    rail: "MT",
     roles: &["mt_files", "mt_dir"],
     products: &["mt_data", "mt_results", "mt_evaluation", "water_content"],
     formats: "EDI, EMTF XML, Z-files (.zmm/.zss/.zrr), BIRRP J-files, Zonge AVG",
@@ -27,6 +28,10 @@ impl Panel for MtPanel {
 
     fn title(&self) -> &'static str {
         SPEC.title
+    }
+
+    fn rail_label(&self) -> &'static str {
+        SPEC.rail
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {

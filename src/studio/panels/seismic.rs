@@ -9,6 +9,7 @@ use super::{Panel, Shared};
 pub const SPEC: MethodSpec = MethodSpec {
     key: "seismic",
     title: "Seismic refraction",
+    rail: "Seismic",
     roles: &[
         "seismic_file",
         "seismic_files",
@@ -40,6 +41,10 @@ impl Panel for SeismicPanel {
 
     fn title(&self) -> &'static str {
         SPEC.title
+    }
+
+    fn rail_label(&self) -> &'static str {
+        SPEC.rail
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
