@@ -9,6 +9,8 @@
 //! gentle slope; depth is measured down from the surface. For the map methods (gravity) the
 //! line runs along y = 0 of a local grid.
 
+pub mod gravmag;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
