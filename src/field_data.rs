@@ -12,7 +12,9 @@ pub const REQUIRE_ENV: &str = "HGX_REQUIRE_FIELD_DATA";
 
 /// `../shared` relative to the crate root (where `Cargo.toml` is).
 pub fn shared_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("shared")
 }
 
 /// Whether a missing field-data file must fail the test (`HGX_REQUIRE_FIELD_DATA=1`).

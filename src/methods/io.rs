@@ -135,7 +135,11 @@ pub fn parse_row(path: &Path, line_no: usize, line: &str) -> Result<Vec<f64>, Re
 /// the caller asks the user instead of guessing.
 pub fn year_first_date(name: &str) -> Option<(i32, u32, u32)> {
     let b = name.as_bytes();
-    let digit = |i: usize| b.get(i).filter(|c| c.is_ascii_digit()).map(|c| (c - b'0') as u32);
+    let digit = |i: usize| {
+        b.get(i)
+            .filter(|c| c.is_ascii_digit())
+            .map(|c| (c - b'0') as u32)
+    };
     let num = |from: usize, len: usize| -> Option<u32> {
         (from..from + len).try_fold(0u32, |acc, i| Some(acc * 10 + digit(i)?))
     };
@@ -188,7 +192,10 @@ mod tests {
 
     #[test]
     fn year_first_dates_only() {
-        assert_eq!(year_first_date("site_2026-01-12_05-50-38.dat"), Some((2026, 1, 12)));
+        assert_eq!(
+            year_first_date("site_2026-01-12_05-50-38.dat"),
+            Some((2026, 1, 12))
+        );
         assert_eq!(year_first_date("20171105_1418.Data"), Some((2017, 11, 5)));
         assert_eq!(year_first_date("line_12-01-2026.dat"), None);
         assert_eq!(year_first_date("survey.dat"), None);

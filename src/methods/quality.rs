@@ -93,8 +93,9 @@ pub fn convergence_score(chi2_history: &[f64], reached_target: bool) -> Option<f
         return None;
     }
     let rel = |a: f64, b: f64| if a > 0.0 { (a - b) / a } else { 0.0 };
-    let improvement =
-        0.5 * (rel(chi2_history[n - 3], chi2_history[n - 2]) + rel(chi2_history[n - 2], chi2_history[n - 1]));
+    let improvement = 0.5
+        * (rel(chi2_history[n - 3], chi2_history[n - 2])
+            + rel(chi2_history[n - 2], chi2_history[n - 1]));
     let improvement = improvement.max(0.0);
     Some(if improvement < 0.001 {
         100.0
@@ -159,7 +160,10 @@ impl Component {
                 "convergence",
                 weight,
                 s,
-                format!("{} iterations recorded", chi2_history.len().saturating_sub(1)),
+                format!(
+                    "{} iterations recorded",
+                    chi2_history.len().saturating_sub(1)
+                ),
             ),
             None => Component::unscored(
                 "convergence",
@@ -292,7 +296,10 @@ pub fn retry_lambda<T, E>(
             kept: false,
         });
         let passed = quality.passed;
-        if best.as_ref().is_none_or(|(_, q, _)| quality.score > q.score) {
+        if best
+            .as_ref()
+            .is_none_or(|(_, q, _)| quality.score > q.score)
+        {
             best = Some((model, quality, i));
         }
         // Stop when it passed, when adjusting is off, when the fit side flipped (the best λ is
@@ -387,7 +394,8 @@ mod tests {
                 10 => 2.0,
                 _ => 1.1,
             };
-            let q = Quality::from_components(vec![Component::data_fit(1.0, chi2)], Some(chi2), 70.0);
+            let q =
+                Quality::from_components(vec![Component::data_fit(1.0, chi2)], Some(chi2), 70.0);
             Ok((lam, chi2, q))
         })
         .unwrap();

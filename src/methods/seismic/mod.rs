@@ -1,2 +1,10 @@
 //! Seismic refraction: travel-time files and raw gathers (SEG-2, SEG-Y), first-break
 //! picking, shortest-path forward modelling, travel-time tomography and interfaces.
+
+pub mod data;
+pub mod sgt;
+
+pub use data::{Topography, TravelTimes};
+pub mod forward;
+pub mod grid;
+pub mod inversion;
