@@ -413,8 +413,27 @@ pub fn read_pyrefra(
     shots_geo: &Path,
     receivers_geo: &Path,
 ) -> Result<TravelTimes, ReadError> {
-    let geo = |p: &Path| -> Result<Vec<(i64, f64, f64)>, ReadError> {
-        let text = read_text(p)?;
+    let texts = [
+        read_text(picks)?,
+        read_text(shots_geo)?,
+        read_text(receivers_geo)?,
+    ];
+    parse_pyrefra([
+        (picks, &texts[0]),
+        (shots_geo, &texts[1]),
+        (receivers_geo, &texts[2]),
+    ])
+}
+
+/// Parse PyRefra picks from the texts of `picks.dat`, `shots.geo` and `receivers.geo`
+/// (each with the path that names it in errors).
+pub fn parse_pyrefra(files: [(&Path, &str); 3]) -> Result<TravelTimes, ReadError> {
+    let [
+        (picks, text),
+        (shots_geo, shots_text),
+        (receivers_geo, receivers_text),
+    ] = files;
+    let geo = |p: &Path, text: &str| -> Result<Vec<(i64, f64, f64)>, ReadError> {
         let mut out = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let f = fields(line);
@@ -429,9 +448,8 @@ pub fn read_pyrefra(
         }
         Ok(out)
     };
-    let shots = geo(shots_geo)?;
-    let recs = geo(receivers_geo)?;
-    let text = read_text(picks)?;
+    let shots = geo(shots_geo, shots_text)?;
+    let recs = geo(receivers_geo, receivers_text)?;
     let mut sensors: Vec<(f64, f64)> = Vec::new();
     let mut index = |x: f64, z: f64| -> usize {
         if let Some(i) = sensors
@@ -583,6 +601,29 @@ mod tests {
             let t = String::from_utf8_lossy(&bytes);
             let _ = parse_traveltime_csv(Path::new("f.csv"), &t);
             let _ = parse_topography(Path::new("f.txt"), &t);
+        }
+
+        #[test]
+        fn pyrefra_never_panics(a in ".{0,300}", b in ".{0,200}", c in ".{0,200}", pos in 0usize..60_000, byte in proptest::num::u8::ANY) {
+            let (p, s, r) = (Path::new("picks.dat"), Path::new("shots.geo"), Path::new("receivers.geo"));
+            let _ = parse_pyrefra([(p, &a), (s, &b), (r, &c)]);
+            // A mutated copy of the real picks with the real geometry.
+            let d = "seismic/pyrefra_example/";
+            if let (Some(pp), Some(sp), Some(rp)) = (
+                crate::field_data::data(&format!("{d}picks.dat")),
+                crate::field_data::data(&format!("{d}shots.geo")),
+                crate::field_data::data(&format!("{d}receivers.geo")),
+            ) {
+                let mut bytes = std::fs::read(pp).unwrap_or_default();
+                if !bytes.is_empty() {
+                    let i = pos % bytes.len();
+                    bytes[i] = byte;
+                }
+                let t = String::from_utf8_lossy(&bytes);
+                let st = std::fs::read_to_string(sp).unwrap_or_default();
+                let rt = std::fs::read_to_string(rp).unwrap_or_default();
+                let _ = parse_pyrefra([(p, &t), (s, &st), (r, &rt)]);
+            }
         }
 
         #[test]
