@@ -41,7 +41,11 @@ pub struct RayGraph {
     cell_ptr: Vec<u32>,
     cell_nodes: Vec<u32>,
     node_ptr: Vec<u32>,
-    node_cells: Vec<u32>,
+    /// For each node, the cells it bounds and its position in each cell's node list.
+    node_cells: Vec<(u32, u32)>,
+    /// Each cell's node-to-node distances, row-major `n_c × n_c`, starting at `pair_ptr[c]`.
+    pair_len: Vec<f64>,
+    pair_ptr: Vec<u32>,
     sensor_node: Vec<u32>,
     n_cells: usize,
     /// Secondary nodes per cell edge.
@@ -176,19 +180,35 @@ impl RayGraph {
         }
         let node_ptr = count.clone();
         let mut fill = count;
-        let mut node_cells = vec![0u32; cell_nodes.len()];
+        let mut node_cells = vec![(0u32, 0u32); cell_nodes.len()];
         for (c, l) in lists.iter().enumerate() {
-            for &n in l {
-                node_cells[fill[n as usize] as usize] = c as u32;
+            for (local, &n) in l.iter().enumerate() {
+                node_cells[fill[n as usize] as usize] = (c as u32, local as u32);
                 fill[n as usize] += 1;
             }
         }
+        // Distances between the nodes of each cell, computed once for every shot.
+        let mut pair_ptr = Vec::with_capacity(n_cells + 1);
+        let mut pair_len = Vec::new();
+        for l in &lists {
+            pair_ptr.push(pair_len.len() as u32);
+            for &a in l {
+                let [ax, az] = node_xz[a as usize];
+                for &b in l {
+                    let [bx, bz] = node_xz[b as usize];
+                    pair_len.push((bx - ax).hypot(bz - az));
+                }
+            }
+        }
+        pair_ptr.push(pair_len.len() as u32);
         RayGraph {
             node_xz,
             cell_ptr,
             cell_nodes,
             node_ptr,
             node_cells,
+            pair_len,
+            pair_ptr,
             sensor_node,
             n_cells,
             secondary_nodes: ns,
@@ -212,7 +232,7 @@ impl RayGraph {
         (p[0], p[1])
     }
 
-    fn cells_of(&self, n: u32) -> &[u32] {
+    fn cells_of(&self, n: u32) -> &[(u32, u32)] {
         &self.node_cells[self.node_ptr[n as usize] as usize..self.node_ptr[n as usize + 1] as usize]
     }
 
@@ -364,17 +384,18 @@ fn dijkstra(g: &RayGraph, slowness: &[f64], source: u32, targets: &[u32], sc: &m
                 break;
             }
         }
-        let [ux, uz] = g.node_xz[u as usize];
-        for &c in g.cells_of(u) {
+        for &(c, local) in g.cells_of(u) {
             let s = slowness[c as usize];
-            for &v in g.nodes_of(c) {
+            let nodes = g.nodes_of(c);
+            let nc = nodes.len();
+            let row0 = g.pair_ptr[c as usize] as usize + local as usize * nc;
+            let lens = &g.pair_len[row0..row0 + nc];
+            for (&v, &len) in nodes.iter().zip(lens) {
                 let dv = sc.dist[v as usize];
                 if dv <= du {
                     continue;
                 }
-                let [vx, vz] = g.node_xz[v as usize];
-                let (dx, dz) = (vx - ux, vz - uz);
-                let nd = du + s * (dx * dx + dz * dz).sqrt();
+                let nd = du + s * len;
                 if nd < dv {
                     sc.dist[v as usize] = nd;
                     sc.pred[v as usize] = u;
