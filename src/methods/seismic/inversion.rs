@@ -721,6 +721,7 @@ pub fn invert(
             return Err(InversionError::Cancelled(iterations));
         }
         let t_it = Instant::now();
+        // Invariant: every `forward` call in this function asks for rays (`true`).
         let rays = fw.rays.as_ref().expect("forward ran with rays");
         let dsdm: Vec<f64> = slow.iter().map(|&s| tr.ds_dm(s)).collect();
         // Column norms of [W J; √λ C] for the scaling.

@@ -445,6 +445,7 @@ pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
             "0 in the binary and trace headers",
         ));
     }
+    // `traces` is not empty (checked above).
     let ns0 = traces[0].samples.len();
     let mut dt_us = f64::from(dt_us_int);
     match precise_interval_us(r, &textual, ns0) {
@@ -476,6 +477,7 @@ pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
     let gathers = order
         .iter()
         .map(|rec| {
+            // Every record in `order` has a group with at least one trace.
             let idx = &groups[rec];
             let ns = idx
                 .iter()
