@@ -35,6 +35,8 @@ pub const PLAUSIBLE_M_PER_S: (f64, f64) = (100.0, 7000.0);
 /// The verdict on one velocity model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeismicEvaluation {
+    /// The rubric's overall score, 0–100 (= `quality.score`; the key number's name).
+    pub quality_score: f64,
     /// The rubric's verdict.
     pub quality: Quality,
     /// Final χ².
@@ -119,6 +121,7 @@ pub fn evaluate(inv: &SeismicInversion) -> SeismicEvaluation {
     }
     notes.push(quality.sentence());
     SeismicEvaluation {
+        quality_score: quality.score,
         quality,
         chi2: inv.chi2,
         rrms_percent: inv.rrms_percent,

@@ -1143,8 +1143,12 @@ mod field_tests {
         let ma: Vec<f64> = ours.iter().map(|&c| inv.grid.cell_area(c)).collect();
         let (theirs, mine) = (weighted_median(&pv, &pa), weighted_median(&mv, &ma));
         eprintln!(
-            "tt_48: χ² {:.3}, bedrock median {mine:.0} m/s vs pyGIMLi {theirs:.0} m/s (truth 3000)",
-            inv.chi2
+            "tt_48: χ² {:.3}, bedrock median {mine:.0} m/s vs pyGIMLi {theirs:.0} m/s (truth 3000); {:?}",
+            inv.chi2,
+            inv.history
+                .iter()
+                .map(|h| (h.chi2, h.step_length, h.cgls_iterations, h.seconds))
+                .collect::<Vec<_>>()
         );
         assert!((mine - theirs).abs() <= 0.15 * theirs, "{mine} vs {theirs}");
     }
