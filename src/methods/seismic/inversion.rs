@@ -1184,3 +1184,100 @@ mod field_tests {
         assert!(inv.chi2 <= 1.5, "{}", inv.chi2);
     }
 }
+
+#[cfg(test)]
+mod pygimli_model_forward {
+    use super::*;
+    use crate::methods::seismic::forward::analytic::two_layer_time_s;
+    use crate::methods::seismic::forward::{RayGraph, forward};
+    use crate::methods::seismic::grid::GridOptions;
+
+    /// The velocity of pyGIMLi's tt_48 model (tt_48_invmesh.json) at each cell centre of
+    /// `grid` (the triangle holding the centre).
+    fn sample_pygimli_model(grid: &Grid, mesh: &serde_json::Value) -> Vec<f64> {
+        let nodes: Vec<(f64, f64)> = mesh["node_xy_m"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+            .collect();
+        let tris: Vec<([(f64, f64); 3], f64)> = mesh["cells_0based"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(mesh["model"].as_array().unwrap())
+            .map(|(c, v)| {
+                let i: Vec<usize> = c.as_array().unwrap().iter().map(|k| k.as_u64().unwrap() as usize).collect();
+                ([nodes[i[0]], nodes[i[1]], nodes[i[2]]], v.as_f64().unwrap())
+            })
+            .collect();
+        let inside = |t: &[(f64, f64); 3], x: f64, z: f64| {
+            let s = |a: (f64, f64), b: (f64, f64)| (b.0 - a.0) * (z - a.1) - (b.1 - a.1) * (x - a.0);
+            let (d1, d2, d3) = (s(t[0], t[1]), s(t[1], t[2]), s(t[2], t[0]));
+            (d1 >= 0.0 && d2 >= 0.0 && d3 >= 0.0) || (d1 <= 0.0 && d2 <= 0.0 && d3 <= 0.0)
+        };
+        (0..grid.n_cells())
+            .map(|c| {
+                let (x, z) = grid.cell_center(c);
+                tris.iter().find(|(t, _)| inside(t, x, z)).map_or(3000.0, |(_, v)| *v)
+            })
+            .collect()
+    }
+
+    /// Forward accuracy on the benchmark problem (bench README (b): truth 800 over
+    /// 3000 m/s at 8 m, picks simulated by pyGIMLi on a fine mesh plus 0.5 ms noise):
+    /// * the picks fit the closed form of the truth at χ² 0.94 (the noise alone: ≈ 1);
+    /// * our forward of the truth **on the default inversion grid** (2 secondary nodes, as
+    ///   the benchmark inverts; the node row nearest 8 m moved to 8 m so that the cells hold
+    ///   the truth exactly) fits them within 10 % of that χ², so the grid the inversion uses
+    ///   adds no misfit of its own;
+    /// * finding, printed not asserted: pyGIMLi's own inverted model (χ² 0.989 with
+    ///   pyGIMLi's forward on its 731-triangle mesh) fits the picks only to χ² ≈ 1.4 with an
+    ///   accurate forward (ours on 0.25 m cells), its times 0.5σ short on average: pyGIMLi's
+    ///   coarse-mesh forward overestimates times by about 1 % at far offsets and its model
+    ///   is faster to compensate.
+    #[test]
+    fn default_grid_forward_is_as_good_as_the_closed_form() {
+        let Some(p) = crate::field_data::bench("tt_48.sgt") else { return };
+        let Some(mesh_path) = crate::field_data::bench("tt_48_invmesh.json") else { return };
+        let mesh: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(mesh_path).unwrap()).unwrap();
+        let tt = crate::methods::seismic::sgt::read_sgt(&p).unwrap();
+        let err = tt.error_s.clone().unwrap();
+        let exact: Vec<f64> = (0..tt.n_data()).map(|i| two_layer_time_s(tt.offset_m(i), 800.0, 3000.0, 8.0)).collect();
+        let c_exact = chi2(&tt.time_s, &exact, &err);
+        // Truth on the default grid with 2 secondary nodes; the node row nearest 8 m is
+        // moved to 8 m so that cells represent the truth exactly.
+        let mut depths = Grid::for_survey(&tt, &GridOptions::default()).unwrap().depth_m;
+        let k8 = (1..depths.len()).min_by(|&a, &b| (depths[a] - 8.0).abs().total_cmp(&(depths[b] - 8.0).abs())).unwrap();
+        depths[k8] = 8.0;
+        let grid = Grid::for_survey(&tt, &GridOptions { depths_m: Some(depths), ..Default::default() }).unwrap();
+        let slow: Vec<f64> = (0..grid.n_cells())
+            .map(|c| if grid.cell_depth(c) < 8.0 { 1.0 / 800.0 } else { 1.0 / 3000.0 })
+            .collect();
+        let g = RayGraph::new(&grid, &tt.sensor_x_m, &tt.sensor_z_m, 2);
+        let c_ours = chi2(&tt.time_s, &forward(&g, &slow, &tt, false).time_s, &err);
+        // pyGIMLi's model with an accurate forward.
+        let fine = Grid::for_survey(
+            &tt,
+            &GridOptions {
+                dx_m: Some(0.25),
+                dz_top_m: Some(0.25),
+                dz_growth: 1.0,
+                coarsen_with_depth: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let v = sample_pygimli_model(&fine, &mesh);
+        let gf = RayGraph::new(&fine, &tt.sensor_x_m, &tt.sensor_z_m, 3);
+        let t = forward(&gf, &v.iter().map(|v| 1.0 / v).collect::<Vec<_>>(), &tt, false).time_s;
+        let c_pg = chi2(&tt.time_s, &t, &err);
+        let mean_r: f64 = (0..tt.n_data()).map(|i| (tt.time_s[i] - t[i]) / err[i]).sum::<f64>() / tt.n_data() as f64;
+        eprintln!(
+            "tt_48: χ² closed form {c_exact:.3}; our default-grid forward of the truth {c_ours:.3}; \
+             pyGIMLi's model with an accurate forward {c_pg:.3} (mean residual {mean_r:+.2}σ; pyGIMLi's own 0.989)"
+        );
+        assert!((c_exact - 0.941).abs() < 0.01, "{c_exact}");
+        assert!((c_ours - c_exact).abs() <= 0.1 * c_exact, "{c_ours} vs {c_exact}");
+    }
+}
