@@ -25,9 +25,6 @@
 //! layered model it is checked against the head-wave and direct-wave formulas and against
 //! the closed form of a constant-gradient medium in the tests.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -306,22 +303,66 @@ pub struct ForwardResult {
     pub rays: Option<SparseRows>,
 }
 
-/// A heap entry ordered so that `BinaryHeap` pops the smallest time first.
-#[derive(Clone, Copy, PartialEq)]
-struct Entry(f64, u32);
-
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+/// A monotone priority queue for Dijkstra (a radix heap; Ahuja, Mehlhorn, Orlin & Tarjan
+/// 1990, J. ACM 37, 213–223). Keys are travel times ≥ 0, whose IEEE bit patterns order as
+/// the times do; an item lives in the bucket of the highest bit in which its key differs
+/// from the last key popped, so a pop touches only the smallest non-empty bucket and each
+/// item moves down at most 64 times. Valid because Dijkstra never pushes a key below the
+/// last one popped.
+struct RadixHeap {
+    last: u64,
+    len: usize,
+    buckets: Vec<Vec<(u64, u32)>>,
 }
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .0
-            .total_cmp(&self.0)
-            .then_with(|| other.1.cmp(&self.1))
+
+impl RadixHeap {
+    fn new() -> RadixHeap {
+        RadixHeap {
+            last: 0,
+            len: 0,
+            buckets: (0..65).map(|_| Vec::new()).collect(),
+        }
+    }
+
+    fn bucket(key: u64, last: u64) -> usize {
+        64 - (key ^ last).leading_zeros() as usize
+    }
+
+    fn clear(&mut self) {
+        self.buckets.iter_mut().for_each(Vec::clear);
+        self.last = 0;
+        self.len = 0;
+    }
+
+    /// Push `time` (≥ the last popped time).
+    fn push(&mut self, time: f64, node: u32) {
+        let key = time.to_bits().max(self.last);
+        self.buckets[Self::bucket(key, self.last)].push((key, node));
+        self.len += 1;
+    }
+
+    /// The smallest time and its node.
+    fn pop(&mut self) -> Option<(f64, u32)> {
+        if self.len == 0 {
+            return None;
+        }
+        if self.buckets[0].is_empty() {
+            let i = (1..65).find(|&i| !self.buckets[i].is_empty())?;
+            let items = std::mem::take(&mut self.buckets[i]);
+            self.last = items.iter().map(|e| e.0).min().unwrap_or(self.last);
+            for (k, n) in &items {
+                self.buckets[Self::bucket(*k, self.last)].push((*k, *n));
+            }
+            // Keep the allocation of the emptied bucket.
+            let mut items = items;
+            items.clear();
+            if self.buckets[i].is_empty() {
+                self.buckets[i] = items;
+            }
+        }
+        let (k, n) = self.buckets[0].pop()?;
+        self.len -= 1;
+        Some((f64::from_bits(k), n))
     }
 }
 
@@ -331,7 +372,7 @@ struct Scratch {
     pred: Vec<u32>,
     pred_cell: Vec<u32>,
     target: Vec<u32>,
-    heap: BinaryHeap<Entry>,
+    heap: RadixHeap,
     acc: Vec<f64>,
     touched: Vec<u32>,
     stamp: u32,
@@ -344,7 +385,7 @@ impl Scratch {
             pred: vec![u32::MAX; n_nodes],
             pred_cell: vec![u32::MAX; n_nodes],
             target: vec![0; n_nodes],
-            heap: BinaryHeap::with_capacity(n_nodes),
+            heap: RadixHeap::new(),
             acc: vec![0.0; n_cells],
             touched: Vec::new(),
             stamp: 0,
@@ -371,8 +412,8 @@ fn dijkstra(g: &RayGraph, slowness: &[f64], source: u32, targets: &[u32], sc: &m
     }
     sc.dist[source as usize] = 0.0;
     sc.pred[source as usize] = u32::MAX;
-    sc.heap.push(Entry(0.0, source));
-    while let Some(Entry(du, u)) = sc.heap.pop() {
+    sc.heap.push(0.0, source);
+    while let Some((du, u)) = sc.heap.pop() {
         if du > sc.dist[u as usize] {
             continue;
         }
@@ -400,7 +441,7 @@ fn dijkstra(g: &RayGraph, slowness: &[f64], source: u32, targets: &[u32], sc: &m
                     sc.dist[v as usize] = nd;
                     sc.pred[v as usize] = u;
                     sc.pred_cell[v as usize] = c;
-                    sc.heap.push(Entry(nd, v));
+                    sc.heap.push(nd, v);
                 }
             }
         }

@@ -1207,19 +1207,27 @@ mod pygimli_model_forward {
             .iter()
             .zip(mesh["model"].as_array().unwrap())
             .map(|(c, v)| {
-                let i: Vec<usize> = c.as_array().unwrap().iter().map(|k| k.as_u64().unwrap() as usize).collect();
+                let i: Vec<usize> = c
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|k| k.as_u64().unwrap() as usize)
+                    .collect();
                 ([nodes[i[0]], nodes[i[1]], nodes[i[2]]], v.as_f64().unwrap())
             })
             .collect();
         let inside = |t: &[(f64, f64); 3], x: f64, z: f64| {
-            let s = |a: (f64, f64), b: (f64, f64)| (b.0 - a.0) * (z - a.1) - (b.1 - a.1) * (x - a.0);
+            let s =
+                |a: (f64, f64), b: (f64, f64)| (b.0 - a.0) * (z - a.1) - (b.1 - a.1) * (x - a.0);
             let (d1, d2, d3) = (s(t[0], t[1]), s(t[1], t[2]), s(t[2], t[0]));
             (d1 >= 0.0 && d2 >= 0.0 && d3 >= 0.0) || (d1 <= 0.0 && d2 <= 0.0 && d3 <= 0.0)
         };
         (0..grid.n_cells())
             .map(|c| {
                 let (x, z) = grid.cell_center(c);
-                tris.iter().find(|(t, _)| inside(t, x, z)).map_or(3000.0, |(_, v)| *v)
+                tris.iter()
+                    .find(|(t, _)| inside(t, x, z))
+                    .map_or(3000.0, |(_, v)| *v)
             })
             .collect()
     }
@@ -1238,21 +1246,45 @@ mod pygimli_model_forward {
     ///   is faster to compensate.
     #[test]
     fn default_grid_forward_is_as_good_as_the_closed_form() {
-        let Some(p) = crate::field_data::bench("tt_48.sgt") else { return };
-        let Some(mesh_path) = crate::field_data::bench("tt_48_invmesh.json") else { return };
-        let mesh: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(mesh_path).unwrap()).unwrap();
+        let Some(p) = crate::field_data::bench("tt_48.sgt") else {
+            return;
+        };
+        let Some(mesh_path) = crate::field_data::bench("tt_48_invmesh.json") else {
+            return;
+        };
+        let mesh: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(mesh_path).unwrap()).unwrap();
         let tt = crate::methods::seismic::sgt::read_sgt(&p).unwrap();
         let err = tt.error_s.clone().unwrap();
-        let exact: Vec<f64> = (0..tt.n_data()).map(|i| two_layer_time_s(tt.offset_m(i), 800.0, 3000.0, 8.0)).collect();
+        let exact: Vec<f64> = (0..tt.n_data())
+            .map(|i| two_layer_time_s(tt.offset_m(i), 800.0, 3000.0, 8.0))
+            .collect();
         let c_exact = chi2(&tt.time_s, &exact, &err);
         // Truth on the default grid with 2 secondary nodes; the node row nearest 8 m is
         // moved to 8 m so that cells represent the truth exactly.
-        let mut depths = Grid::for_survey(&tt, &GridOptions::default()).unwrap().depth_m;
-        let k8 = (1..depths.len()).min_by(|&a, &b| (depths[a] - 8.0).abs().total_cmp(&(depths[b] - 8.0).abs())).unwrap();
+        let mut depths = Grid::for_survey(&tt, &GridOptions::default())
+            .unwrap()
+            .depth_m;
+        let k8 = (1..depths.len())
+            .min_by(|&a, &b| (depths[a] - 8.0).abs().total_cmp(&(depths[b] - 8.0).abs()))
+            .unwrap();
         depths[k8] = 8.0;
-        let grid = Grid::for_survey(&tt, &GridOptions { depths_m: Some(depths), ..Default::default() }).unwrap();
+        let grid = Grid::for_survey(
+            &tt,
+            &GridOptions {
+                depths_m: Some(depths),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let slow: Vec<f64> = (0..grid.n_cells())
-            .map(|c| if grid.cell_depth(c) < 8.0 { 1.0 / 800.0 } else { 1.0 / 3000.0 })
+            .map(|c| {
+                if grid.cell_depth(c) < 8.0 {
+                    1.0 / 800.0
+                } else {
+                    1.0 / 3000.0
+                }
+            })
             .collect();
         let g = RayGraph::new(&grid, &tt.sensor_x_m, &tt.sensor_z_m, 2);
         let c_ours = chi2(&tt.time_s, &forward(&g, &slow, &tt, false).time_s, &err);
@@ -1270,14 +1302,26 @@ mod pygimli_model_forward {
         .unwrap();
         let v = sample_pygimli_model(&fine, &mesh);
         let gf = RayGraph::new(&fine, &tt.sensor_x_m, &tt.sensor_z_m, 3);
-        let t = forward(&gf, &v.iter().map(|v| 1.0 / v).collect::<Vec<_>>(), &tt, false).time_s;
+        let t = forward(
+            &gf,
+            &v.iter().map(|v| 1.0 / v).collect::<Vec<_>>(),
+            &tt,
+            false,
+        )
+        .time_s;
         let c_pg = chi2(&tt.time_s, &t, &err);
-        let mean_r: f64 = (0..tt.n_data()).map(|i| (tt.time_s[i] - t[i]) / err[i]).sum::<f64>() / tt.n_data() as f64;
+        let mean_r: f64 = (0..tt.n_data())
+            .map(|i| (tt.time_s[i] - t[i]) / err[i])
+            .sum::<f64>()
+            / tt.n_data() as f64;
         eprintln!(
             "tt_48: χ² closed form {c_exact:.3}; our default-grid forward of the truth {c_ours:.3}; \
              pyGIMLi's model with an accurate forward {c_pg:.3} (mean residual {mean_r:+.2}σ; pyGIMLi's own 0.989)"
         );
         assert!((c_exact - 0.941).abs() < 0.01, "{c_exact}");
-        assert!((c_ours - c_exact).abs() <= 0.1 * c_exact, "{c_ours} vs {c_exact}");
+        assert!(
+            (c_ours - c_exact).abs() <= 0.1 * c_exact,
+            "{c_ours} vs {c_exact}"
+        );
     }
 }
