@@ -35,14 +35,13 @@ use super::grid::Grid;
 #[derive(Debug, Clone)]
 pub struct RayGraph {
     node_xz: Vec<[f64; 2]>,
-    cell_ptr: Vec<u32>,
     cell_nodes: Vec<u32>,
     node_ptr: Vec<u32>,
-    /// For each node, the cells it bounds and its position in each cell's node list.
-    node_cells: Vec<(u32, u32)>,
-    /// Each cell's node-to-node distances, row-major `n_c × n_c`, starting at `pair_ptr[c]`.
+    /// For each node, the cells it bounds: `[cell, first of the cell's nodes in
+    /// cell_nodes, start of this node's row of distances in pair_len, node count]`.
+    node_cells: Vec<[u32; 4]>,
+    /// Each cell's node-to-node distances, row-major `n_c × n_c` per cell.
     pair_len: Vec<f64>,
-    pair_ptr: Vec<u32>,
     sensor_node: Vec<u32>,
     n_cells: usize,
     /// Secondary nodes per cell edge.
@@ -177,10 +176,10 @@ impl RayGraph {
         }
         let node_ptr = count.clone();
         let mut fill = count;
-        let mut node_cells = vec![(0u32, 0u32); cell_nodes.len()];
+        let mut local_of = vec![(0u32, 0u32); cell_nodes.len()];
         for (c, l) in lists.iter().enumerate() {
             for (local, &n) in l.iter().enumerate() {
-                node_cells[fill[n as usize] as usize] = (c as u32, local as u32);
+                local_of[fill[n as usize] as usize] = (c as u32, local as u32);
                 fill[n as usize] += 1;
             }
         }
@@ -198,14 +197,24 @@ impl RayGraph {
             }
         }
         pair_ptr.push(pair_len.len() as u32);
+        let node_cells: Vec<[u32; 4]> = local_of
+            .iter()
+            .map(|&(c, local)| {
+                let nc = cell_ptr[c as usize + 1] - cell_ptr[c as usize];
+                [
+                    c,
+                    cell_ptr[c as usize],
+                    pair_ptr[c as usize] + local * nc,
+                    nc,
+                ]
+            })
+            .collect();
         RayGraph {
             node_xz,
-            cell_ptr,
             cell_nodes,
             node_ptr,
             node_cells,
             pair_len,
-            pair_ptr,
             sensor_node,
             n_cells,
             secondary_nodes: ns,
@@ -229,12 +238,8 @@ impl RayGraph {
         (p[0], p[1])
     }
 
-    fn cells_of(&self, n: u32) -> &[(u32, u32)] {
+    fn cells_of(&self, n: u32) -> &[[u32; 4]] {
         &self.node_cells[self.node_ptr[n as usize] as usize..self.node_ptr[n as usize + 1] as usize]
-    }
-
-    fn nodes_of(&self, c: u32) -> &[u32] {
-        &self.cell_nodes[self.cell_ptr[c as usize] as usize..self.cell_ptr[c as usize + 1] as usize]
     }
 }
 
@@ -425,11 +430,10 @@ fn dijkstra(g: &RayGraph, slowness: &[f64], source: u32, targets: &[u32], sc: &m
                 break;
             }
         }
-        for &(c, local) in g.cells_of(u) {
+        for &[c, first, row0, nc] in g.cells_of(u) {
             let s = slowness[c as usize];
-            let nodes = g.nodes_of(c);
-            let nc = nodes.len();
-            let row0 = g.pair_ptr[c as usize] as usize + local as usize * nc;
+            let (first, row0, nc) = (first as usize, row0 as usize, nc as usize);
+            let nodes = &g.cell_nodes[first..first + nc];
             let lens = &g.pair_len[row0..row0 + nc];
             for (&v, &len) in nodes.iter().zip(lens) {
                 let dv = sc.dist[v as usize];
