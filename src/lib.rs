@@ -4,6 +4,7 @@
 //! report, llm}`; `runtime` and `methods` depend on nothing of ours.
 
 pub mod catalog;
+pub mod example;
 pub mod field_data;
 pub mod llm;
 pub mod methods;

@@ -1,1 +1,296 @@
-fn main() {}
+//! `hydrogeo-studio`: the studio window, or a headless run to a report.
+//!
+//! ```text
+//! hydrogeo-studio [--project P] [--exit-after-first-frame]   open the studio (the bundled
+//!                                                              example project by default)
+//! hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--max-steps N]
+//! hydrogeo-studio read <file>                                 JSON summary of a data file
+//! hydrogeo-studio models                                      the model configuration, checked
+//! ```
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use hydrogeo_studio::runtime::events::{Event, Verdict};
+use hydrogeo_studio::runtime::interaction::{
+    ApprovalRequest, Interaction, QuestionRequest, ScriptAnswer, ScriptRequest,
+};
+use hydrogeo_studio::runtime::session::{RunSpec, run};
+use hydrogeo_studio::runtime::{Mode, Project};
+use hydrogeo_studio::{catalog, llm, studio};
+
+const USAGE: &str = "HydroGeo Studio — hydrogeophysical field data to an honest report.
+
+Usage:
+  hydrogeo-studio [--project <project.json|folder>] [--exit-after-first-frame]
+        Open the studio window (on the bundled example project by default). Without a
+        display, runs the project headless instead and says so.
+  hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--flexible] [--max-steps N]
+        Run the project to a report without a window. --flexible lets the model look at
+        products and propose off-route steps (each put to you; declined without a terminal). Each step is printed as it starts and
+        finishes; the last line is the run folder.
+  hydrogeo-studio read <file>
+        Print a JSON summary (format, counts, ranges, units) of any data file a reader
+        understands.
+  hydrogeo-studio models
+        Print the model configuration (HGX_PROVIDER, HGX_BASE_URL, HGX_MODEL, HGX_API_KEY_ENV)
+        and check that the endpoint answers.
+";
+
+fn main() {
+    if let Err(e) = real_main() {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn real_main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some("run") => cmd_run(&args[1..]),
+        Some("read") => cmd_read(&args[1..]),
+        Some("models") => cmd_models(),
+        Some(other) if !other.starts_with('-') => bail!("unknown command '{other}'\n\n{USAGE}"),
+        _ => cmd_studio(&args),
+    }
+}
+
+/// The example project shipped with the program.
+fn example_project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join("example")
+}
+
+fn has_display() -> bool {
+    std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
+}
+
+fn cmd_studio(args: &[String]) -> anyhow::Result<()> {
+    let mut project = example_project();
+    let mut exit_after_first_frame = false;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--project" => {
+                i += 1;
+                project = PathBuf::from(args.get(i).context("--project needs a path")?);
+            }
+            "--exit-after-first-frame" => exit_after_first_frame = true,
+            other => bail!("unknown option '{other}'\n\n{USAGE}"),
+        }
+        i += 1;
+    }
+    if !has_display() {
+        println!(
+            "No display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the studio cannot open a window.\nRunning {} headless instead.",
+            project.display()
+        );
+        return cmd_run(&[project.display().to_string()]);
+    }
+    studio::launch(studio::LaunchOptions {
+        project,
+        exit_after_first_frame,
+    })
+}
+
+fn cmd_read(args: &[String]) -> anyhow::Result<()> {
+    let [file] = args else {
+        bail!("read needs exactly one file\n\n{USAGE}");
+    };
+    let summary = catalog::read_summary(Path::new(file))?;
+    println!("{}", serde_json::to_string_pretty(&summary)?);
+    Ok(())
+}
+
+fn cmd_models() -> anyhow::Result<()> {
+    let settings = llm::Settings::from_env();
+    println!("{}", settings.describe_configuration());
+    match settings.check() {
+        Ok(answer) => {
+            println!("The endpoint answered: {answer}");
+            Ok(())
+        }
+        Err(why) => {
+            println!("No model will be used: {why}");
+            Ok(())
+        }
+    }
+}
+
+/// Answers on the terminal: approvals and questions are prompts; without a terminal every
+/// request gets its safe default (stop, the default option, decline).
+struct Terminal;
+
+fn prompt(line: &str) -> Option<String> {
+    if !std::io::stdin().is_terminal() {
+        return None;
+    }
+    print!("{line}");
+    std::io::stdout().flush().ok()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).ok()?;
+    Some(answer.trim().to_lowercase())
+}
+
+impl Interaction for Terminal {
+    fn approve(&self, r: &ApprovalRequest) -> Option<Verdict> {
+        println!("\nNext step {}: {} — {}", r.step, r.label, r.reason);
+        loop {
+            let a = prompt("  [p]roceed, [s]kip or s[t]op? ")?;
+            match a.as_str() {
+                "p" | "proceed" | "y" | "yes" => return Some(Verdict::Proceed),
+                "s" | "skip" => return Some(Verdict::Skip),
+                "t" | "stop" | "q" => return Some(Verdict::Stop),
+                _ => println!("  Please answer p, s or t."),
+            }
+        }
+    }
+
+    fn ask(&self, q: &QuestionRequest) -> Option<String> {
+        println!("\nQuestion: {}", q.question);
+        for (i, o) in q.options.iter().enumerate() {
+            let mark = if o.id == q.default { " (default)" } else { "" };
+            println!("  {}. {}{mark} — {}", i + 1, o.label, o.detail);
+        }
+        let a = prompt("  Your choice (number, Enter for the default): ")?;
+        if a.is_empty() {
+            return Some(q.default.clone());
+        }
+        a.parse::<usize>()
+            .ok()
+            .and_then(|n| q.options.get(n.wrapping_sub(1)))
+            .map(|o| o.id.clone())
+    }
+
+    fn review_script(&self, r: &ScriptRequest) -> Option<ScriptAnswer> {
+        println!(
+            "\nA script was written for this run. Purpose: {}",
+            r.purpose
+        );
+        for (k, p) in &r.inputs {
+            println!("  reads {k}: {p}");
+        }
+        println!("  protections: {}", r.protections.join(", "));
+        println!("----- code -----\n{}\n----------------", r.code);
+        let a = prompt("  Type 'run' to run it; anything else declines: ")?;
+        Some(ScriptAnswer {
+            run: a == "run",
+            edited_source: None,
+        })
+    }
+}
+
+fn print_event(e: &Event) {
+    match e {
+        Event::StepStarted {
+            step,
+            label,
+            reason,
+            ..
+        } => {
+            println!("▶ {step:>2}. {label} — {reason}");
+        }
+        Event::StepFinished {
+            step,
+            label,
+            status,
+            summary,
+            error,
+            seconds,
+            ..
+        } => {
+            let mark = match status {
+                hydrogeo_studio::runtime::StepStatus::Ok => "✓",
+                hydrogeo_studio::runtime::StepStatus::Skipped => "↷",
+                hydrogeo_studio::runtime::StepStatus::Blocked => "⊘",
+                _ => "✗",
+            };
+            let text = if error.is_empty() { summary } else { error };
+            println!("{mark} {step:>2}. {label} ({seconds:.1} s): {text}");
+        }
+        Event::Warning { text } => println!("  ! {text}"),
+        Event::NoteHeard { response, .. } => println!("  note read: {response}"),
+        Event::RunEnded {
+            status, reasons, ..
+        } => {
+            println!("Run {status}.");
+            for r in reasons {
+                println!("  - {r}");
+            }
+        }
+        _ => {}
+    }
+}
+
+fn cmd_run(args: &[String]) -> anyhow::Result<()> {
+    let mut project_path: Option<PathBuf> = None;
+    let mut out: Option<PathBuf> = None;
+    let mut mode = Mode::Auto;
+    let mut max_steps = None;
+    let mut flexible = false;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--out" => {
+                i += 1;
+                out = Some(PathBuf::from(args.get(i).context("--out needs a folder")?));
+            }
+            "--step-by-step" => mode = Mode::StepByStep,
+            "--flexible" => flexible = true,
+            "--max-steps" => {
+                i += 1;
+                max_steps = Some(
+                    args.get(i)
+                        .context("--max-steps needs a number")?
+                        .parse::<usize>()?,
+                );
+            }
+            other if other.starts_with("--") => bail!("unknown option '{other}'\n\n{USAGE}"),
+            other => project_path = Some(PathBuf::from(other)),
+        }
+        i += 1;
+    }
+    let project_path = project_path.context("run needs a project file or folder")?;
+    let project = Project::load(&project_path)?;
+    let (project, notes) = catalog::fusion::adopt_request_inputs(project);
+    let mut spec = RunSpec::new(project);
+    spec.notes = notes;
+    if let Some(o) = out {
+        spec.runs_dir = o;
+    }
+    spec.mode = mode;
+    spec.flexible = flexible;
+    if flexible {
+        spec.max_steps = hydrogeo_studio::runtime::toolbox::FLEXIBLE_MAX_STEPS;
+    }
+    if let Some(n) = max_steps {
+        spec.max_steps = n;
+    }
+    spec.interaction = Some(Arc::new(Terminal));
+    spec.listeners.push(Box::new(print_event));
+    spec.assess = Some(Arc::new(catalog::assess));
+    spec.protected = Some(Arc::new(catalog::protected));
+    let settings = llm::Settings::from_env();
+    let mut decider = settings.decider();
+    if let Some(why) = settings.why_no_model() {
+        println!("No model: {why}. The run follows the tools' dependency order.");
+    }
+    let registry = catalog::registry();
+    let outcome = run(
+        spec,
+        &registry,
+        decider
+            .as_deref_mut()
+            .map(|d| d as &mut dyn hydrogeo_studio::runtime::Decide),
+    )?;
+    println!("{}", outcome.dir.display());
+    Ok(())
+}

@@ -1,2 +1,145 @@
-//! The tools: each wraps method functions as a runtime tool, one file per method,
-//! registered in dependency order (which is also the order a run without a model follows).
+//! The tools: each wraps method functions as a runtime tool, one file per method, registered
+//! in dependency order — which is also the order a run without a model follows.
+//!
+//! A module panel in the studio and a catalog tool call the *same* method functions, so the
+//! step the controller runs and the button a person presses behave identically.
+
+pub mod common;
+pub mod ert;
+pub mod fusion;
+pub mod gpr;
+pub mod gravmag;
+pub mod intent;
+pub mod keys;
+pub mod mt;
+pub mod reporting;
+pub mod seismic;
+pub mod tdem;
+
+use crate::runtime::{Registry, RunContext};
+
+/// Every tool, in dependency order.
+pub fn registry() -> Registry {
+    shared_registry().clone()
+}
+
+/// The registry, built once (gates that look at the whole registry use this one).
+pub fn shared_registry() -> &'static Registry {
+    static REG: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    REG.get_or_init(build_registry)
+}
+
+fn build_registry() -> Registry {
+    let mut reg = Registry::new();
+    ert::register(&mut reg);
+    seismic::register(&mut reg);
+    tdem::register(&mut reg);
+    mt::register(&mut reg);
+    gravmag::register(&mut reg);
+    gpr::register(&mut reg);
+    fusion::register(&mut reg);
+    reporting::register(&mut reg);
+    reg
+}
+
+/// Why the run is incomplete in terms only the catalog knows: each product the goal asked
+/// for and the run did not make, with the reason the user can act on.
+pub fn assess(ctx: &RunContext) -> Vec<String> {
+    shortfall_reasons(ctx)
+        .into_iter()
+        .map(|(what, why)| {
+            format!("The request asked for {what}, and the run did not produce it: {why}")
+        })
+        .collect()
+}
+
+/// The artifacts the goal asked for (a step they need is never left out in flexible mode).
+pub fn protected(ctx: &RunContext) -> Vec<String> {
+    intent::requested(&ctx.goal)
+        .iter()
+        .map(|r| r.key.to_string())
+        .collect()
+}
+
+/// `(product name, why it is missing)` for each requested product that does not exist.
+pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for r in intent::requested(&ctx.goal) {
+        if ctx.product(r.key).is_some() {
+            continue;
+        }
+        let registry_has = |name: &str| shared_registry().get(name).is_some();
+        let attempted: Vec<&crate::runtime::Step> = ctx
+            .steps
+            .iter()
+            .filter(|s| r.producers.contains(&s.tool.as_str()))
+            .collect();
+        let why = if let Some(s) = attempted.iter().rev().find(|s| !s.error.is_empty()) {
+            format!("{} did not succeed ({})", s.label_or_tool(), s.error)
+        } else if !r.producers.iter().any(|p| registry_has(p)) {
+            "no tool in this version of the studio makes it".to_string()
+        } else if let Some(failed) = ctx
+            .steps
+            .iter()
+            .rev()
+            .find(|s| s.status == crate::runtime::StepStatus::Failed)
+        {
+            format!(
+                "nothing it could be made from was produced: {} failed ({})",
+                failed.label_or_tool(),
+                failed.error
+            )
+        } else {
+            "the inputs it is made from were not given or not produced".to_string()
+        };
+        out.push((r.name.to_string(), why));
+    }
+    out
+}
+
+/// A JSON summary of any data file a reader understands (counts, ranges, units), for
+/// `hydrogeo-studio read <file>`. Each method is asked in turn; the first that recognises the
+/// file answers.
+pub fn read_summary(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
+    if !path.exists() {
+        anyhow::bail!("{}: no such file", path.display());
+    }
+    type Reader =
+        fn(&std::path::Path) -> Option<Result<serde_json::Value, crate::methods::io::ReadError>>;
+    let readers: &[(&str, Reader)] = &[
+        ("ert", ert::read_summary),
+        ("seismic", seismic::read_summary),
+        ("tdem", tdem::read_summary),
+        ("mt", mt::read_summary),
+        ("gravmag", gravmag::read_summary),
+        ("gpr", gpr::read_summary),
+    ];
+    for (method, reader) in readers {
+        if let Some(result) = reader(path) {
+            let mut v = result?;
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("method".into(), serde_json::Value::from(*method));
+            }
+            return Ok(v);
+        }
+    }
+    anyhow::bail!(
+        "{}: no reader recognised this file (by its extension and first bytes)",
+        path.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_requested_product_nobody_makes_is_named_with_its_reason() {
+        let ctx = RunContext::new("Estimate the soil moisture and give me a 3D model");
+        let reasons = assess(&ctx);
+        assert!(
+            reasons.iter().any(|r| r.contains("water content")),
+            "{reasons:?}"
+        );
+    }
+}

@@ -103,7 +103,7 @@ pub fn read_text(path: &Path) -> Result<String, ReadError> {
 
 /// Split a data line on commas, semicolons, tabs or runs of spaces.
 pub fn fields(line: &str) -> Vec<&str> {
-    line.split(|c: char| c == ',' || c == ';' || c == '\t' || c == ' ')
+    line.split([',', ';', '\t', ' '])
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .collect()

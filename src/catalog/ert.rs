@@ -1,0 +1,12 @@
+//! The ert tools. (Filled in by the ert work: loaders, inversions, evaluations, figures.)
+
+use crate::methods::io::ReadError;
+use crate::runtime::Registry;
+
+/// Register the ert tools, in dependency order.
+pub fn register(_reg: &mut Registry) {}
+
+/// A JSON summary of a ert data file, or `None` when it is not one.
+pub fn read_summary(path: &std::path::Path) -> Option<Result<serde_json::Value, ReadError>> {
+    crate::methods::ert::read_summary(path)
+}

@@ -1,0 +1,238 @@
+//! Combining methods — and saying exactly what was combined and what was not — and adopting the
+//! files a request names when the project's inputs leave them out.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::keys;
+use crate::runtime::{JsonProduct, Outputs, Project, Registry, RunContext, Tool};
+
+/// The method results a run can hold, with their names in prose.
+pub const METHOD_RESULTS: &[(&str, &str)] = &[
+    (keys::INVERSION_RESULTS, "ERT"),
+    (keys::SEISMIC_RESULTS, "seismic refraction"),
+    (keys::TDEM_RESULTS, "TDEM"),
+    (keys::MT_RESULTS, "MT"),
+    (keys::GRAVMAG_RESULTS, "gravity/magnetics"),
+    (keys::GPR_RESULTS, "GPR"),
+];
+
+/// The methods this run actually produced a result for (read from the artifacts, not from the
+/// configuration: the configured list is what the user hoped for).
+pub fn available_methods(ctx: &RunContext) -> Vec<&'static str> {
+    METHOD_RESULTS
+        .iter()
+        .filter(|(k, _)| ctx.product(k).is_some())
+        .map(|(_, n)| *n)
+        .collect()
+}
+
+/// What this run combined across methods, and what it did not: one clause each.
+pub fn fusion_account(ctx: &RunContext) -> (Vec<String>, Vec<String>) {
+    let mut combined = Vec::new();
+    let mut not = Vec::new();
+    let has = |k: &str| ctx.product(k).is_some();
+    if has(keys::SEISMIC_RESULTS) && has(keys::INVERSION_RESULTS) {
+        if has(keys::STRUCTURE_RESULTS) {
+            combined.push("the seismic velocity interface constrained the ERT inversion as a boundary smoothing does not cross".to_string());
+        } else {
+            not.push("the seismic model did not constrain the ERT inversion (no structural constraint was derived)".to_string());
+        }
+    }
+    let water: Vec<&str> = [
+        ("convert_water_content", "ERT"),
+        ("convert_tdem_water_content", "TDEM"),
+        ("convert_mt_water_content", "MT"),
+    ]
+    .iter()
+    .filter(|(t, _)| ctx.ran(t))
+    .map(|(_, n)| *n)
+    .collect();
+    if water.len() > 1 {
+        not.push(format!(
+            "water content from {} is reported side by side, not merged into one estimate",
+            water.join(" and ")
+        ));
+    }
+    let methods = available_methods(ctx);
+    if methods.len() > 1 {
+        not.push(format!(
+            "no joint inversion: {} were each inverted on their own",
+            methods.join(", ")
+        ));
+    }
+    (combined, not)
+}
+
+/// The fuse step: what was combined and what was not, in numbers of methods.
+pub fn fuse_methods(ctx: &mut RunContext) -> crate::runtime::ToolResult {
+    let methods = available_methods(ctx);
+    let (combined, not) = fusion_account(ctx);
+    let summary = format!(
+        "{} methods produced results ({}). Combined: {}. Not combined: {}.",
+        methods.len(),
+        methods.join(", "),
+        if combined.is_empty() {
+            "nothing".to_string()
+        } else {
+            combined.join("; ")
+        },
+        if not.is_empty() {
+            "nothing".to_string()
+        } else {
+            not.join("; ")
+        }
+    );
+    let product = JsonProduct::new(
+        format!("fusion of {} methods", methods.len()),
+        json!({"methods": methods, "combined": combined, "not_combined": not}),
+    );
+    Ok((
+        summary,
+        Outputs::new().put(keys::FUSION_RESULTS, Arc::new(product)),
+    ))
+}
+
+/// Register the fuse step (after every method, before the report).
+pub fn register(reg: &mut Registry) {
+    let _ = reg.register(
+        Tool::new(
+            "fuse_methods",
+            "Combine two or more methods' results into one interpretation, and state what was actually combined and what was not. Only useful when more than one method has produced a result.",
+            fuse_methods,
+        )
+        .produces(&[keys::FUSION_RESULTS])
+        .label("Combine the methods")
+        .module("fusion")
+        .when(|ctx| available_methods(ctx).len() >= 2 && !super::reporting::method_steps_pending(ctx)),
+    );
+}
+
+/// File names in a request's text (tokens with a data-file extension).
+pub fn files_named(text: &str) -> Vec<String> {
+    const EXTS: &[&str] = &[
+        "dat", "ohm", "shm", "stg", "bin", "srv", "csv", "sgt", "sg2", "seg2", "sgy", "segy",
+        "tem", "usf", "edi", "xml", "zmm", "zss", "zrr", "j", "avg", "dzt", "dt1", "rd3", "rd7",
+        "txt", "data",
+    ];
+    text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '"' | '\'' | '`'))
+        .map(|t| t.trim_end_matches(['.', ':', '?', '!']))
+        .filter(|t| {
+            t.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty() && EXTS.contains(&ext.to_lowercase().as_str())
+            })
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The project with the files its goal names and its inputs leave out, each under the role its
+/// reader recognises; a note per file taken or left. Nothing the project already names is
+/// replaced.
+pub fn adopt_request_inputs(mut project: Project) -> (Project, Vec<String>) {
+    let mut notes = Vec::new();
+    let ctx = project.context();
+    let named: Vec<std::path::PathBuf> = ctx
+        .input_roles()
+        .keys()
+        .flat_map(|k| ctx.input_paths(k))
+        .map(|p| p.canonicalize().unwrap_or(p))
+        .collect();
+    for f in files_named(&project.goal) {
+        let path = project.dir.join(&f);
+        if !path.exists() {
+            notes.push(format!(
+                "The request names {f}, which is not in the project folder; it was not used."
+            ));
+            continue;
+        }
+        if named.contains(&path.canonicalize().unwrap_or(path.clone())) {
+            continue;
+        }
+        let method = super::read_summary(&path)
+            .ok()
+            .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string));
+        let role = match method.as_deref() {
+            Some("ert") => "ert_files",
+            Some("seismic") => "seismic_file",
+            Some("tdem") => "tdem_file",
+            Some("mt") => "mt_files",
+            Some("gravmag") => "gravmag_file",
+            Some("gpr") => "gpr_file",
+            _ => {
+                notes.push(format!(
+                    "The request names {f}, but no reader recognises it; it was not used."
+                ));
+                continue;
+            }
+        };
+        if project.inputs.contains_key(role) && !role.ends_with("_files") {
+            notes.push(format!(
+                "The request names {f}, but the project already gives a {role}; the project's file was kept."
+            ));
+            continue;
+        }
+        let entry = project.inputs.entry(role.to_string()).or_insert_with(|| {
+            if role.ends_with("_files") {
+                Value::Array(Vec::new())
+            } else {
+                Value::Null
+            }
+        });
+        match entry {
+            Value::Array(a) => a.push(Value::from(f.clone())),
+            other => *other = Value::from(f.clone()),
+        }
+        notes.push(format!(
+            "The project's inputs do not name {f}, so the run uses it as {role}, as the request names it."
+        ));
+    }
+    (project, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_are_read_from_the_request() {
+        assert_eq!(
+            files_named("Invert line1.dat and site01.edi, then compare with gravity.csv."),
+            vec!["line1.dat", "site01.edi", "gravity.csv"]
+        );
+        assert!(files_named("Where is the water table?").is_empty());
+    }
+
+    #[test]
+    fn nothing_combined_is_said_when_seismic_did_not_constrain_ert() {
+        let mut ctx = RunContext::new("x");
+        ctx.put_value(keys::SEISMIC_RESULTS, JsonProduct::new("s", Value::Null));
+        ctx.put_value(keys::INVERSION_RESULTS, JsonProduct::new("e", Value::Null));
+        let (combined, not) = fusion_account(&ctx);
+        assert!(combined.is_empty());
+        assert_eq!(
+            not[0],
+            "the seismic model did not constrain the ERT inversion (no structural constraint was derived)"
+        );
+        assert!(not[1].starts_with("no joint inversion: ERT, seismic refraction"));
+    }
+
+    #[test]
+    fn a_named_file_that_is_missing_is_noted_not_used() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = Project::parse(
+            r#"{"goal": "Invert nothere.dat please"}"#,
+            &tmp.path().join("project.json"),
+        )
+        .unwrap();
+        let (p, notes) = adopt_request_inputs(p);
+        assert!(p.inputs.is_empty());
+        assert_eq!(
+            notes,
+            vec![
+                "The request names nothere.dat, which is not in the project folder; it was not used."
+            ]
+        );
+    }
+}

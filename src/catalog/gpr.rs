@@ -1,0 +1,12 @@
+//! The gpr tools. (Filled in by the gpr work: loaders, inversions, evaluations, figures.)
+
+use crate::methods::io::ReadError;
+use crate::runtime::Registry;
+
+/// Register the gpr tools, in dependency order.
+pub fn register(_reg: &mut Registry) {}
+
+/// A JSON summary of a gpr data file, or `None` when it is not one.
+pub fn read_summary(path: &std::path::Path) -> Option<Result<serde_json::Value, ReadError>> {
+    crate::methods::gpr::read_summary(path)
+}

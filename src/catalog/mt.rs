@@ -1,0 +1,12 @@
+//! The mt tools. (Filled in by the mt work: loaders, inversions, evaluations, figures.)
+
+use crate::methods::io::ReadError;
+use crate::runtime::Registry;
+
+/// Register the mt tools, in dependency order.
+pub fn register(_reg: &mut Registry) {}
+
+/// A JSON summary of a mt data file, or `None` when it is not one.
+pub fn read_summary(_path: &std::path::Path) -> Option<Result<serde_json::Value, ReadError>> {
+    None
+}

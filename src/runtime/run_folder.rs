@@ -1,0 +1,371 @@
+//! The run folder and the run's result.
+//!
+//! ```text
+//! runs/<yyyy-mm-dd_hhmmss>-<slug>/
+//!   run.json          goal, config as started, settings (never an API key)
+//!   journal.jsonl     every event, in order
+//!   result.json       status with reasons, steps, products' key numbers, report paths
+//!   figures/  products/  scripts/
+//!   report.md, report.html
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::context::{Ended, RunContext};
+use super::step::StepStatus;
+
+/// `result.json`'s file name.
+pub const RESULT_FILE: &str = "result.json";
+/// `run.json`'s file name.
+pub const RUN_FILE: &str = "run.json";
+
+/// A run folder on disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunFolder {
+    /// The folder.
+    pub dir: PathBuf,
+}
+
+/// The run's overall status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Every requested product delivered, nothing failed unrecovered, a report written.
+    Success,
+    /// Something is missing; the reasons say what.
+    Incomplete,
+    /// The user stopped it before its report.
+    Stopped,
+}
+
+impl RunStatus {
+    /// The word used in `result.json`.
+    pub fn word(self) -> &'static str {
+        match self {
+            RunStatus::Success => "success",
+            RunStatus::Incomplete => "incomplete",
+            RunStatus::Stopped => "stopped",
+        }
+    }
+}
+
+/// Civil date and time (UTC) from seconds since 1970 (Howard Hinnant's days-from-civil
+/// inverse), without a date crate.
+pub fn utc_parts(unix_s: i64) -> (i64, u32, u32, u32, u32, u32) {
+    let days = unix_s.div_euclid(86_400);
+    let secs = unix_s.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (
+        y,
+        m,
+        d,
+        (secs / 3600) as u32,
+        ((secs % 3600) / 60) as u32,
+        (secs % 60) as u32,
+    )
+}
+
+/// Now as seconds since 1970.
+pub fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// `2026-11-30 06:22:22 UTC`.
+pub fn utc_stamp(unix_s: i64) -> String {
+    let (y, mo, d, h, mi, s) = utc_parts(unix_s);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02} UTC")
+}
+
+/// A short folder-safe slug of a goal: lower-case words joined by `-`, at most 40 chars.
+pub fn slug(goal: &str) -> String {
+    let mut out = String::new();
+    for word in goal
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if out.len() + word.len() + 1 > 40 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&word.to_lowercase());
+    }
+    if out.is_empty() { "run".into() } else { out }
+}
+
+impl RunFolder {
+    /// Create `base/<yyyy-mm-dd_hhmmss>-<slug>/` with its sub-folders (a suffix keeps two runs
+    /// started in the same second apart).
+    pub fn create(base: &Path, goal: &str) -> std::io::Result<RunFolder> {
+        let (y, mo, d, h, mi, s) = utc_parts(now_unix());
+        let stem = format!("{y:04}-{mo:02}-{d:02}_{h:02}{mi:02}{s:02}-{}", slug(goal));
+        std::fs::create_dir_all(base)?;
+        let mut dir = base.join(&stem);
+        let mut n = 2;
+        while dir.exists() {
+            dir = base.join(format!("{stem}-{n}"));
+            n += 1;
+        }
+        for sub in ["figures", "products", "scripts"] {
+            std::fs::create_dir_all(dir.join(sub))?;
+        }
+        Ok(RunFolder { dir })
+    }
+
+    /// `figures/`.
+    pub fn figures(&self) -> PathBuf {
+        self.dir.join("figures")
+    }
+
+    /// `products/`.
+    pub fn products(&self) -> PathBuf {
+        self.dir.join("products")
+    }
+
+    /// Write `run.json`: the goal, the inputs and the configuration as started, the settings.
+    /// Settings are copied key by key from the context, which never holds an API key.
+    pub fn write_run_json(
+        &self,
+        ctx: &RunContext,
+        project_file: Option<&Path>,
+    ) -> std::io::Result<()> {
+        let inputs: Map<String, Value> = ctx
+            .input_roles()
+            .iter()
+            .map(|(k, v)| {
+                let list: Vec<Value> = v
+                    .iter()
+                    .map(|p| Value::from(p.display().to_string()))
+                    .collect();
+                (k.clone(), Value::Array(list))
+            })
+            .collect();
+        let value = json!({
+            "goal": ctx.goal,
+            "project": project_file.map(|p| p.display().to_string()),
+            "project_dir": ctx.project_dir.display().to_string(),
+            "inputs": inputs,
+            "config": ctx.config,
+            "settings": ctx.settings,
+            "software": format!("HydroGeo Studio {}", env!("CARGO_PKG_VERSION")),
+            "started": utc_stamp(now_unix()),
+        });
+        write_atomic(&self.dir.join(RUN_FILE), &value)
+    }
+}
+
+/// Write JSON to `path` through a temporary file and a rename, so a crash never leaves half a
+/// file.
+pub fn write_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Why the run cannot be called a success, from what the runtime alone knows: nothing ran,
+/// it was stopped or hit the step limit before the finish artifact, a step failed and was
+/// never recovered, a step was interrupted, no finish artifact.
+pub fn incomplete_because(ctx: &RunContext, finish: &str) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let ran_any = ctx.steps.iter().any(|s| s.status == StepStatus::Ok);
+    if !ran_any {
+        reasons
+            .push("No step could run with the inputs given, so the run produced nothing.".into());
+    }
+    let finished = ctx.has(&[finish]) && !ctx.projected(finish);
+    match ctx.ended {
+        Some(Ended::Stopped) if !finished => {
+            reasons.push("The run was stopped before a report was written.".into())
+        }
+        Some(Ended::StepLimit) if !finished => reasons
+            .push("The run used every step it was allowed before a report was written.".into()),
+        Some(Ended::Broke) => {
+            reasons.push("The run's own loop failed repeatedly and was ended.".into())
+        }
+        _ => {}
+    }
+    for tool in ctx.unfinished() {
+        let last = ctx.steps.iter().rev().find(|s| s.tool == tool);
+        if let Some(s) = last {
+            let label = if s.label.is_empty() {
+                &s.tool
+            } else {
+                &s.label
+            };
+            reasons.push(match s.status {
+                StepStatus::Interrupted => format!("{label} was interrupted: {}", s.error),
+                _ => format!("{label} failed: {}", s.error),
+            });
+        }
+    }
+    if ran_any && !finished && !matches!(ctx.ended, Some(Ended::Stopped | Ended::StepLimit)) {
+        reasons.push("No report was written.".into());
+    }
+    reasons
+}
+
+/// The run's status and its reasons (runtime reasons plus `extra` from the catalog).
+pub fn status_of(ctx: &RunContext, finish: &str, extra: Vec<String>) -> (RunStatus, Vec<String>) {
+    let mut reasons = incomplete_because(ctx, finish);
+    for r in extra {
+        if !reasons.contains(&r) {
+            reasons.push(r);
+        }
+    }
+    let finished = ctx.has(&[finish]) && !ctx.projected(finish);
+    let status = if ctx.ended == Some(Ended::Stopped) && !finished {
+        RunStatus::Stopped
+    } else if reasons.is_empty() {
+        RunStatus::Success
+    } else {
+        RunStatus::Incomplete
+    };
+    (status, reasons)
+}
+
+/// The content of `result.json`.
+pub fn result_json(
+    ctx: &RunContext,
+    finish: &str,
+    extra: Vec<String>,
+    report: Option<(&Path, &Path)>,
+) -> Value {
+    let (status, reasons) = status_of(ctx, finish, extra);
+    let steps: Vec<Value> = ctx
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            json!({
+                "step": i + 1,
+                "tool": s.tool,
+                "label": s.label,
+                "status": s.status.word(),
+                "summary": s.summary,
+                "error": s.error,
+                "reason": s.reason,
+                "decided_by": s.decided_by,
+                "seconds": (s.seconds * 1000.0).round() / 1000.0,
+                "produced": s.produced,
+                "figures": s.figures.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut products = Map::new();
+    for key in ctx.artifact_keys() {
+        if let Some(p) = ctx.product(&key) {
+            let mut entry = Map::new();
+            entry.insert(
+                "description".into(),
+                Value::from(ctx.description(&key).unwrap_or_default()),
+            );
+            entry.extend(p.key_numbers());
+            let files: Vec<Value> = p
+                .files()
+                .iter()
+                .map(|f| Value::from(f.display().to_string()))
+                .collect();
+            if !files.is_empty() {
+                entry.insert("files".into(), Value::Array(files));
+            }
+            products.insert(key, Value::Object(entry));
+        }
+    }
+    json!({
+        "status": status.word(),
+        "reasons": reasons,
+        "ended": ctx.ended.map(Ended::word),
+        "goal": ctx.goal,
+        "steps": steps,
+        "products": products,
+        "report": report.map(|(md, html)| json!({"markdown": md.display().to_string(), "html": html.display().to_string()})),
+        "warnings": ctx.warnings,
+        "questions": ctx.questions,
+        "setting_changes": ctx.setting_changes,
+        "usage": ctx.usage,
+        "seconds": (ctx.elapsed_s() * 1000.0).round() / 1000.0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::product::JsonProduct;
+
+    #[test]
+    fn civil_dates_from_unix_seconds() {
+        assert_eq!(utc_parts(0), (1970, 1, 1, 0, 0, 0));
+        // 2026-11-30 06:22:22 UTC
+        assert_eq!(utc_parts(1_796_019_742), (2026, 11, 30, 6, 22, 22));
+        assert_eq!(utc_parts(951_782_400), (2000, 2, 29, 0, 0, 0));
+    }
+
+    #[test]
+    fn slugs_are_short_and_safe() {
+        assert_eq!(
+            slug("Where is the water table, and how did the plume change?"),
+            "where-is-the-water-table-and-how-did-the"
+        );
+        assert_eq!(slug("???"), "run");
+    }
+
+    #[test]
+    fn nothing_ran_is_incomplete_with_the_reason() {
+        let mut ctx = RunContext::new("nothing to do");
+        ctx.ended = Some(Ended::Exhausted);
+        let (status, reasons) = status_of(&ctx, "report_files", vec![]);
+        assert_eq!(status, RunStatus::Incomplete);
+        assert_eq!(
+            reasons[0],
+            "No step could run with the inputs given, so the run produced nothing."
+        );
+    }
+
+    #[test]
+    fn a_failed_step_never_recovered_makes_the_run_incomplete() {
+        let mut ctx = RunContext::new("x");
+        ctx.begin("invert_tdem", "");
+        ctx.open_step_mut().unwrap().label = "Run TDEM inversion".into();
+        ctx.finish("", StepStatus::Failed, "TDEM data file not found: s.csv");
+        ctx.begin("write_report", "");
+        ctx.finish("wrote", StepStatus::Ok, "");
+        ctx.put_value("report_files", JsonProduct::new("r", Value::Null));
+        ctx.ended = Some(Ended::Finished);
+        let (status, reasons) = status_of(&ctx, "report_files", vec![]);
+        assert_eq!(status, RunStatus::Incomplete);
+        assert_eq!(
+            reasons,
+            vec!["Run TDEM inversion failed: TDEM data file not found: s.csv".to_string()]
+        );
+    }
+
+    #[test]
+    fn stopped_before_the_report_is_stopped() {
+        let mut ctx = RunContext::new("x");
+        ctx.begin("load", "");
+        ctx.finish("ok", StepStatus::Ok, "");
+        ctx.ended = Some(Ended::Stopped);
+        let (status, reasons) = status_of(&ctx, "report_files", vec![]);
+        assert_eq!(status, RunStatus::Stopped);
+        assert_eq!(
+            reasons,
+            vec!["The run was stopped before a report was written.".to_string()]
+        );
+    }
+}

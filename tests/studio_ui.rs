@@ -1,0 +1,550 @@
+//! The studio driven like a person would: find widgets by label, click, step frames, assert on
+//! what is shown and on the run's record. No display or GPU needed (egui_kittest).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use hydrogeo_studio::runtime::decide::{Decide, Decision, ScriptedDecider};
+use hydrogeo_studio::runtime::events::Event;
+use hydrogeo_studio::runtime::{JsonProduct, Outputs, Registry, RunContext, StepStatus, Tool};
+use hydrogeo_studio::studio::app::{DeciderMaker, Picker};
+use hydrogeo_studio::studio::{StudioApp, StudioConfig};
+use serde_json::Value;
+
+struct NoPicker;
+impl Picker for NoPicker {
+    fn pick_project(&self) -> Option<PathBuf> {
+        None
+    }
+    fn pick_files(&self) -> Option<Vec<PathBuf>> {
+        None
+    }
+}
+
+fn tool(name: &str, requires: &[&str], produces: &'static str, sleep_ms: u64) -> Tool {
+    let label = format!("Step {name}");
+    Tool::new(name, "A fake step for the UI tests.", move |_| {
+        std::thread::sleep(Duration::from_millis(sleep_ms));
+        Ok((
+            format!("found {produces}"),
+            Outputs::new().with(produces, JsonProduct::new(produces, Value::Null)),
+        ))
+    })
+    .requires(requires)
+    .produces(&[produces])
+    .label(&label)
+    .module("ert")
+}
+
+fn chain(sleep_ms: u64) -> Registry {
+    let mut reg = Registry::new();
+    reg.register(tool("load", &[], "data", sleep_ms)).unwrap();
+    reg.register(tool("invert", &["data"], "model", sleep_ms))
+        .unwrap();
+    reg.register(tool("report", &["model"], "report_files", sleep_ms))
+        .unwrap();
+    reg
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    runs: PathBuf,
+}
+
+fn app(registry: Registry, decider: DeciderMaker) -> (StudioApp, Setup) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("project.json"),
+        r#"{"goal": "a test goal", "inputs": {}, "config": {"inversion_params": {"lambda": 20}}}"#,
+    )
+    .unwrap();
+    let runs = dir.path().join("runs");
+    let app = StudioApp::new(StudioConfig {
+        project: dir.path().to_path_buf(),
+        registry: Arc::new(registry),
+        decider,
+        picker: Arc::new(NoPicker),
+        runs_dir: Some(runs.clone()),
+        exit_after_first_frame: false,
+        settings: None,
+        chat_model: None,
+    });
+    (app, Setup { _dir: dir, runs })
+}
+
+fn no_model() -> DeciderMaker {
+    Arc::new(|_| None)
+}
+
+fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
+    Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .with_context_setup(hydrogeo_studio::studio::setup_fonts)
+        .build_ui_state(
+            |ui, app: &mut StudioApp| {
+                let ctx = ui.ctx().clone();
+                app.logic(&ctx);
+                app.ui_root(ui);
+            },
+            app,
+        )
+}
+
+/// Step frames until `done` holds (or fail after `secs`).
+fn step_until(
+    h: &mut Harness<'static, StudioApp>,
+    secs: u64,
+    what: &str,
+    mut done: impl FnMut(&StudioApp) -> bool,
+) {
+    let t0 = Instant::now();
+    while !done(h.state()) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(secs),
+            "timed out waiting for {what}"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    h.step();
+}
+
+fn journal_events(runs: &std::path::Path) -> Vec<Event> {
+    let dir = std::fs::read_dir(runs)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    hydrogeo_studio::runtime::journal::replay(&dir.join("journal.jsonl"))
+        .unwrap()
+        .events
+}
+
+#[test]
+fn auto_to_report_fills_the_timeline_in_order_and_ends_with_a_finish_card() {
+    let (app, setup) = app(chain(30), no_model());
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    h.step();
+    // A double click does not start a second run.
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 30, "the finish card", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+    assert_eq!(h.state().runs_started(), 1);
+    let tools: Vec<String> = h
+        .state()
+        .shared
+        .timeline
+        .cards
+        .iter()
+        .map(|c| c.tool.clone())
+        .collect();
+    assert_eq!(tools, vec!["load", "invert", "report"]);
+    assert!(
+        h.state()
+            .shared
+            .timeline
+            .cards
+            .iter()
+            .all(|c| c.status == Some(StepStatus::Ok))
+    );
+    h.get_by_label("Report ready");
+    // The route strip shrank step by step: 3, 2, 1, 0 steps ahead.
+    let ahead: Vec<usize> = journal_events(&setup.runs)
+        .iter()
+        .filter_map(|e| match e {
+            Event::Route { ahead, .. } => Some(ahead.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ahead, vec![3, 2, 1, 0]);
+}
+
+#[test]
+fn step_by_step_asks_before_each_step_and_skip_and_stop_are_honoured() {
+    let mut reg = chain(0);
+    reg.register(tool("extra", &["data"], "extra", 0)).unwrap();
+    let (app, _setup) = app(reg, no_model());
+    let mut h = harness(app);
+    h.get_by_label("Step by step").click();
+    step_until(&mut h, 20, "the first approval", |a| !a.dialogs.is_empty());
+    h.get_by_label_contains("Next step 1: Step load");
+    h.get_by_label("Proceed").click();
+    step_until(&mut h, 20, "the second approval", |a| {
+        a.dialogs.current().is_some_and(|p| p.id != 1) && a.shared.timeline.cards.len() == 1
+    });
+    h.get_by_label_contains("Next step 2: Step invert");
+    h.get_by_label("Skip").click();
+    step_until(&mut h, 20, "the third approval", |a| {
+        a.shared.timeline.cards.len() == 2 && !a.dialogs.is_empty()
+    });
+    h.get_by_label("Stop here").click();
+    step_until(&mut h, 20, "the finish card", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+    let cards: Vec<(String, Option<StepStatus>)> = h
+        .state()
+        .shared
+        .timeline
+        .cards
+        .iter()
+        .map(|c| (c.tool.clone(), c.status))
+        .collect();
+    assert_eq!(cards[0], ("load".into(), Some(StepStatus::Ok)));
+    assert_eq!(cards[1], ("invert".into(), Some(StepStatus::Skipped)));
+    assert_eq!(cards[2].1, Some(StepStatus::Skipped));
+    assert_eq!(
+        h.state().shared.timeline.finish.as_ref().unwrap().status,
+        "stopped"
+    );
+    h.get_by_label("Stopped");
+}
+
+/// A tool that puts a script to the user and records the answer it got.
+/// The answers a script review got: (run, edited source).
+type Answers = Arc<Mutex<Vec<(bool, Option<String>)>>>;
+
+fn script_registry(answers: Answers) -> Registry {
+    let mut reg = Registry::new();
+    reg.register(
+        Tool::new(
+            "scripted",
+            "Offers a script.",
+            move |ctx: &mut RunContext| {
+                let (a, _) = ctx.review_script(
+                    "Rewrite the electrode table as x, z.",
+                    vec![("electrode_file".into(), "/data/electrodes.txt".into())],
+                    "def main(inputs, out):\n    # read the table\n    return {\"rows\": 48}\n",
+                    "python",
+                    vec!["separate process".into()],
+                );
+                answers
+                    .lock()
+                    .unwrap()
+                    .push((a.run, a.edited_source.clone()));
+                Ok((
+                    format!("script run: {}", a.run),
+                    Outputs::new().with("report_files", JsonProduct::new("r", Value::Null)),
+                ))
+            },
+        )
+        .produces(&["report_files"])
+        .label("Offer a script")
+        .module("project"),
+    )
+    .unwrap();
+    reg
+}
+
+#[test]
+fn the_script_review_shows_the_code_and_every_way_out_declines_except_run() {
+    for way in ["escape", "do not run", "run", "close the window"] {
+        let answers = Arc::new(Mutex::new(Vec::new()));
+        let (app, _setup) = app(script_registry(answers.clone()), no_model());
+        let mut h = harness(app);
+        h.get_by_label("Auto to report").click();
+        step_until(&mut h, 20, "the script review", |a| !a.dialogs.is_empty());
+        h.get_by_label("Review a generated script");
+        h.get_by_label_contains("return {\"rows\": 48}");
+        h.get_by_label_contains("electrode_file: /data/electrodes.txt");
+        match way {
+            "escape" => {
+                h.key_press(egui::Key::Escape);
+                h.step();
+            }
+            "do not run" => {
+                h.get_by_label("Do not run").click();
+                h.step();
+            }
+            "run" => {
+                h.get_by_label("Run script").click();
+                h.step();
+                h.step();
+                // A second press cannot send twice: the dialog is gone.
+                assert!(h.query_by_label("Run script").is_none());
+            }
+            _ => {
+                drop(h);
+                let t0 = Instant::now();
+                while answers.lock().unwrap().is_empty() {
+                    assert!(
+                        t0.elapsed() < Duration::from_secs(10),
+                        "closing the window did not answer"
+                    );
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                assert_eq!(
+                    answers.lock().unwrap().as_slice(),
+                    &[(false, None)],
+                    "closing declines"
+                );
+                continue;
+            }
+        }
+        step_until(&mut h, 20, "the end", |a| {
+            a.shared.timeline.finish.is_some()
+        });
+        let got = answers.lock().unwrap().clone();
+        assert_eq!(got.len(), 1, "answered exactly once ({way})");
+        assert_eq!(got[0].0, way == "run", "{way}");
+    }
+}
+
+#[test]
+fn a_note_reaches_the_controller_and_pause_holds_until_resume() {
+    let mut reg = Registry::new();
+    reg.register(tool("load", &[], "data", 400)).unwrap();
+    reg.register(tool("invert", &["data"], "model", 0)).unwrap();
+    reg.register(tool("other", &["data"], "other", 0)).unwrap();
+    reg.register(tool("report", &["model", "other"], "report_files", 0))
+        .unwrap();
+    let seen: Arc<Mutex<Vec<Vec<String>>>> = Arc::new(Mutex::new(Vec::new()));
+    let seen2 = seen.clone();
+    let maker: DeciderMaker = Arc::new(move |_| {
+        struct Recorder(ScriptedDecider, Arc<Mutex<Vec<Vec<String>>>>);
+        impl Decide for Recorder {
+            fn describe(&self) -> String {
+                "recorder".into()
+            }
+            fn decide(
+                &mut self,
+                r: &hydrogeo_studio::runtime::DecisionRequest,
+                e: &mut dyn FnMut(hydrogeo_studio::runtime::ModelEvent),
+            ) -> Result<Decision, hydrogeo_studio::runtime::DecideError> {
+                self.1.lock().unwrap().push(r.notes.clone());
+                self.0.decide(r, e)
+            }
+        }
+        let d = ScriptedDecider::new(vec![
+            Ok(Decision::tool("invert", "the note was read")),
+            Ok(Decision::tool("other", "next")),
+        ]);
+        Some(Box::new(Recorder(d, seen2.clone())) as Box<dyn Decide>)
+    });
+    let (app, _setup) = app(reg, maker);
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 20, "the first step to start", |a| {
+        a.shared.timeline.running()
+    });
+    h.state_mut().note = "use lambda 5".into();
+    h.get_by_label("Send note").click();
+    h.step();
+    h.get_by_label("Pause").click();
+    h.step();
+    h.get_by_label_contains("Note: use lambda 5");
+    step_until(&mut h, 20, "the pause to take hold", |a| {
+        a.shared.timeline.paused
+    });
+    h.get_by_label_contains("Paused before the next step");
+    // Held: nothing new starts while paused.
+    let cards = h.state().shared.timeline.cards.len();
+    for _ in 0..30 {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        h.state().shared.timeline.cards.len(),
+        cards,
+        "no step started while paused"
+    );
+    h.get_by_label("Resume").click();
+    step_until(&mut h, 20, "the end", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+    // The note was in the very first decision the model was asked for.
+    assert_eq!(seen.lock().unwrap()[0], vec!["use lambda 5".to_string()]);
+    let note = &h.state().shared.timeline.notes[0];
+    assert_eq!(note.response.as_deref(), Some("the note was read"));
+}
+
+#[test]
+fn the_ui_stays_responsive_while_a_tool_sleeps_two_seconds() {
+    let mut reg = Registry::new();
+    reg.register(tool("slow", &[], "report_files", 2000))
+        .unwrap();
+    let (app, _setup) = app(reg, no_model());
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 10, "the slow step to start", |a| {
+        a.shared.timeline.running()
+    });
+    let mut frames = Vec::new();
+    let t0 = Instant::now();
+    while h.state().shared.timeline.running() && t0.elapsed() < Duration::from_secs(5) {
+        let f0 = Instant::now();
+        h.step();
+        frames.push(f0.elapsed());
+        std::thread::sleep(Duration::from_millis(8));
+    }
+    assert!(
+        frames.len() > 50,
+        "frames kept coming while the worker slept: {}",
+        frames.len()
+    );
+    frames.sort();
+    let p99 = frames[(frames.len() * 99 / 100).min(frames.len() - 1)];
+    assert!(
+        p99 < Duration::from_millis(16),
+        "p99 frame time {p99:?} (of {} frames)",
+        frames.len()
+    );
+}
+
+#[test]
+fn every_panel_with_nothing_loaded_says_what_to_do() {
+    let app = StudioApp::new(StudioConfig {
+        project: PathBuf::from("/nonexistent/project"),
+        registry: Arc::new(Registry::new()),
+        decider: no_model(),
+        picker: Arc::new(NoPicker),
+        runs_dir: None,
+        exit_after_first_frame: false,
+        settings: None,
+        chat_model: None,
+    });
+    let mut h = harness(app);
+    h.step();
+    h.get_by_label_contains("cannot read the project");
+    for (title, hint) in [
+        (
+            "Electrical resistivity (ERT)",
+            "Add files with File → Add data files",
+        ),
+        ("Seismic refraction", "Readable formats"),
+        ("Time-domain EM (TDEM)", "Readable formats"),
+        ("Magnetotellurics (MT)", "Readable formats"),
+        ("Gravity and magnetics", "Readable formats"),
+        ("Ground-penetrating radar (GPR)", "Readable formats"),
+        ("Report", "No report yet"),
+    ] {
+        h.get_by_label(title).click();
+        h.step();
+        h.step();
+        h.get_by_label_contains(hint);
+    }
+}
+
+#[test]
+fn the_chat_proposes_actions_the_user_approves_or_rejects_and_the_panel_changes() {
+    use hydrogeo_studio::llm::harness::{ChatMessage, ChatModel, Role, ToolCall};
+    struct Model(usize);
+    impl ChatModel for Model {
+        fn complete(
+            &mut self,
+            _s: &str,
+            msgs: &[ChatMessage],
+            _t: &[Value],
+        ) -> Result<ChatMessage, String> {
+            self.0 += 1;
+            let call = |id: &str, name: &str, args: Value| ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: args,
+            };
+            Ok(match self.0 {
+                1 => ChatMessage::assistant(
+                    "Let me open the ERT module.",
+                    vec![call(
+                        "c1",
+                        "open_module",
+                        serde_json::json!({"module": "ert"}),
+                    )],
+                ),
+                2 => ChatMessage::assistant(
+                    "I will sharpen the goal.",
+                    vec![call(
+                        "c2",
+                        "apply_action",
+                        serde_json::json!({"module": "project", "action": "set_goal", "args": {"goal": "changed by the assistant"}}),
+                    )],
+                ),
+                3 => {
+                    let last = msgs.iter().rev().find(|m| m.role == Role::Tool).unwrap();
+                    assert!(
+                        last.content.starts_with("Declined by the user"),
+                        "{}",
+                        last.content
+                    );
+                    assert!(!last.is_error, "a rejection is not a tool error");
+                    ChatMessage::assistant(
+                        "Understood; the seismic line next.",
+                        vec![call(
+                            "c3",
+                            "open_module",
+                            serde_json::json!({"module": "seismic"}),
+                        )],
+                    )
+                }
+                _ => ChatMessage::assistant("The seismic module is open.", vec![]),
+            })
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("project.json"),
+        r#"{"goal": "the original goal", "inputs": {}}"#,
+    )
+    .unwrap();
+    let app = StudioApp::new(StudioConfig {
+        project: dir.path().to_path_buf(),
+        registry: Arc::new(Registry::new()),
+        decider: no_model(),
+        picker: Arc::new(NoPicker),
+        runs_dir: None,
+        exit_after_first_frame: false,
+        settings: None,
+        chat_model: Some(Arc::new(|| Some(Box::new(Model(0)) as Box<dyn ChatModel>))),
+    });
+    let mut h = harness(app);
+    h.get_by_label("Chat").click();
+    // Let the panel settle to its new contents before clicking inside it.
+    for _ in 0..3 {
+        h.step();
+    }
+    h.state_mut().chat.input = "Find the water table along the ERT line".into();
+    h.get_by_label("Send").click();
+    step_until(&mut h, 20, "the first call", |a| a.chat.pending.is_some());
+    h.get_by_label_contains("The assistant wants to call open_module");
+    h.get_by_label("Approve").click();
+    step_until(&mut h, 20, "the second call", |a| {
+        a.chat
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.call.name == "apply_action")
+    });
+    assert_eq!(
+        h.state().panels[h.state().active].key(),
+        "ert",
+        "the ERT panel is in front"
+    );
+    h.get_by_label("Reject").click();
+    step_until(&mut h, 20, "the third call", |a| {
+        a.chat
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.call.arguments["module"] == "seismic")
+    });
+    h.get_by_label("Approve").click();
+    step_until(&mut h, 20, "the end of the turn", |a| !a.chat.working());
+    assert_eq!(h.state().panels[h.state().active].key(), "seismic");
+    assert_eq!(
+        h.state().shared.project.as_ref().unwrap().goal,
+        "the original goal",
+        "the rejected action never ran"
+    );
+    h.get_by_label("Timeline").click();
+    h.step();
+    h.get_by_label_contains("No Seismic refraction data");
+    // The conversation was saved with the project's runs, and reopens.
+    let saved = h.state().chat.save_path.clone().unwrap();
+    assert!(saved.exists());
+    let mut other = hydrogeo_studio::studio::chat::ChatPanel::new(Arc::new(|| None));
+    other.reopen(&saved).unwrap();
+    assert_eq!(other.messages.len(), h.state().chat.messages.len());
+}
