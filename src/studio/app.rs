@@ -152,6 +152,7 @@ pub struct StudioApp {
     exit_after_first_frame: bool,
     unattended: Unattended,
     screenshot_asked: bool,
+    screenshot_saved: Arc<std::sync::atomic::AtomicBool>,
     frames: u64,
     runs_started: usize,
     egui_ctx: Option<egui::Context>,
@@ -209,6 +210,7 @@ impl StudioApp {
             exit_after_first_frame: config.exit_after_first_frame,
             unattended: config.unattended,
             screenshot_asked: false,
+            screenshot_saved: Arc::default(),
             frames: 0,
             runs_started: 0,
             egui_ctx: None,
@@ -223,14 +225,13 @@ impl StudioApp {
     /// The unattended actions (see [`Unattended`]), called once per frame by the window.
     fn unattended_ui(&mut self, ctx: &egui::Context) {
         if self.frames == 1 {
-            if let Some(label) = self.unattended.panel.clone() {
-                if let Some(i) = self
+            if let Some(label) = self.unattended.panel.clone()
+                && let Some(i) = self
                     .panels
                     .iter()
                     .position(|p| p.rail_label().eq_ignore_ascii_case(&label))
-                {
-                    self.active = i;
-                }
+            {
+                self.active = i;
             }
             if self.unattended.auto_run {
                 self.start_run(Mode::Auto, ctx);
@@ -240,27 +241,33 @@ impl StudioApp {
             return;
         };
         ctx.request_repaint_after(std::time::Duration::from_millis(100));
-        if !self.screenshot_asked && !self.running() && self.frames > 3 {
-            ctx.send_viewport_cmd(egui::ViewportCommand::Screenshot(egui::UserData::default()));
-            self.screenshot_asked = true;
-        }
-        let shot = ctx.input(|i| {
-            i.raw.events.iter().find_map(|e| match e {
-                egui::Event::Screenshot { image, .. } => Some(image.clone()),
-                _ => None,
-            })
-        });
-        if let Some(image) = shot {
-            let [w, h] = image.size;
-            let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
-            let saved = image::RgbaImage::from_raw(w as u32, h as u32, rgba)
-                .ok_or_else(|| "the screenshot's size does not match its pixels".to_string())
-                .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
-            match saved {
-                Ok(()) => println!("HydroGeo Studio: screenshot saved to {}", path.display()),
-                Err(e) => eprintln!("HydroGeo Studio: screenshot {}: {e}", path.display()),
-            }
+        if self
+            .screenshot_saved
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        if !self.screenshot_asked && !self.running() && self.frames > 3 {
+            self.screenshot_asked = true;
+            let done = self.screenshot_saved.clone();
+            let wake = ctx.clone();
+            ctx.request_screenshot(move |image| {
+                let [w, h] = image.size;
+                let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+                let saved = u32::try_from(w)
+                    .ok()
+                    .zip(u32::try_from(h).ok())
+                    .and_then(|(w, h)| image::RgbaImage::from_raw(w, h, rgba))
+                    .ok_or_else(|| "the screenshot's size does not match its pixels".to_string())
+                    .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
+                match saved {
+                    Ok(()) => println!("HydroGeo Studio: screenshot saved to {}", path.display()),
+                    Err(e) => eprintln!("HydroGeo Studio: screenshot {}: {e}", path.display()),
+                }
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+                wake.request_repaint();
+            });
         }
     }
 
