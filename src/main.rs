@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! hydrogeo-studio [--project P] [--exit-after-first-frame]   open the studio (the bundled
-//!                                                              example project by default)
+//!     [--auto-run] [--panel L] [--screenshot PNG]              example project by default)
 //! hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--max-steps N]
 //! hydrogeo-studio read <file>                                 JSON summary of a data file
 //! hydrogeo-studio models                                      the model configuration, checked
@@ -17,7 +17,7 @@ use hydrogeo_studio::runtime::events::{Event, Verdict};
 use hydrogeo_studio::runtime::interaction::{
     ApprovalRequest, Interaction, QuestionRequest, ScriptAnswer, ScriptRequest,
 };
-use hydrogeo_studio::runtime::session::{RunSpec, run};
+use hydrogeo_studio::runtime::session::run;
 use hydrogeo_studio::runtime::{Mode, Project};
 use hydrogeo_studio::{catalog, llm, studio};
 
@@ -25,8 +25,11 @@ const USAGE: &str = "HydroGeo Studio — hydrogeophysical field data to an hones
 
 Usage:
   hydrogeo-studio [--project <project.json|folder>] [--exit-after-first-frame]
+                  [--auto-run] [--panel <ERT|Seismic|EM|MT|Grav/Mag|GPR|Report>] [--screenshot <png>]
         Open the studio window (on the bundled example project by default). Without a
-        display, runs the project headless instead and says so.
+        display, runs the project headless instead and says so. --auto-run starts Auto to
+        report at once; --panel shows that module; --screenshot saves the window as a PNG
+        once the run has ended, then closes.
   hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--flexible] [--max-steps N]
         Run the project to a report without a window. --flexible lets the model look at
         products and propose off-route steps (each put to you; declined without a terminal). Each step is printed as it starts and
@@ -76,6 +79,7 @@ fn has_display() -> bool {
 fn cmd_studio(args: &[String]) -> anyhow::Result<()> {
     let mut project = example_project();
     let mut exit_after_first_frame = false;
+    let mut unattended = studio::app::Unattended::default();
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -84,6 +88,17 @@ fn cmd_studio(args: &[String]) -> anyhow::Result<()> {
                 project = PathBuf::from(args.get(i).context("--project needs a path")?);
             }
             "--exit-after-first-frame" => exit_after_first_frame = true,
+            "--auto-run" => unattended.auto_run = true,
+            "--panel" => {
+                i += 1;
+                unattended.panel = Some(args.get(i).context("--panel needs a rail label")?.clone());
+            }
+            "--screenshot" => {
+                i += 1;
+                unattended.screenshot = Some(PathBuf::from(
+                    args.get(i).context("--screenshot needs a PNG path")?,
+                ));
+            }
             other => bail!("unknown option '{other}'\n\n{USAGE}"),
         }
         i += 1;
@@ -98,6 +113,7 @@ fn cmd_studio(args: &[String]) -> anyhow::Result<()> {
     studio::launch(studio::LaunchOptions {
         project,
         exit_after_first_frame,
+        unattended,
     })
 }
 
@@ -260,9 +276,7 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
     }
     let project_path = project_path.context("run needs a project file or folder")?;
     let project = Project::load(&project_path)?;
-    let (project, notes) = catalog::fusion::adopt_request_inputs(project);
-    let mut spec = RunSpec::new(project);
-    spec.notes = notes;
+    let mut spec = catalog::run_spec(project);
     if let Some(o) = out {
         spec.runs_dir = o;
     }
@@ -276,8 +290,6 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
     }
     spec.interaction = Some(Arc::new(Terminal));
     spec.listeners.push(Box::new(print_event));
-    spec.assess = Some(Arc::new(catalog::assess));
-    spec.protected = Some(Arc::new(catalog::protected));
     let settings = llm::Settings::from_env();
     let mut decider = settings.decider();
     if let Some(why) = settings.why_no_model() {

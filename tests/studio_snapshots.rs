@@ -36,6 +36,7 @@ fn app(dir: &std::path::Path) -> StudioApp {
         picker: Arc::new(NoPicker),
         runs_dir: None,
         exit_after_first_frame: false,
+        unattended: Default::default(),
         settings: None,
         chat_model: Some(Arc::new(|| None)),
     })

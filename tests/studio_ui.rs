@@ -69,6 +69,7 @@ fn app(registry: Registry, decider: DeciderMaker) -> (StudioApp, Setup) {
         picker: Arc::new(NoPicker),
         runs_dir: Some(runs.clone()),
         exit_after_first_frame: false,
+        unattended: Default::default(),
         settings: None,
         chat_model: None,
     });
@@ -405,6 +406,7 @@ fn every_panel_with_nothing_loaded_says_what_to_do() {
         picker: Arc::new(NoPicker),
         runs_dir: None,
         exit_after_first_frame: false,
+        unattended: Default::default(),
         settings: None,
         chat_model: None,
     });
@@ -498,6 +500,7 @@ fn the_chat_proposes_actions_the_user_approves_or_rejects_and_the_panel_changes(
         picker: Arc::new(NoPicker),
         runs_dir: None,
         exit_after_first_frame: false,
+        unattended: Default::default(),
         settings: None,
         chat_model: Some(Arc::new(|| Some(Box::new(Model(0)) as Box<dyn ChatModel>))),
     });

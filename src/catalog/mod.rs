@@ -61,6 +61,23 @@ pub fn protected(ctx: &RunContext) -> Vec<String> {
         .collect()
 }
 
+/// The run specification the CLI, the studio and the end-to-end tests share for a project:
+/// files named in the request with no configuration adopted (with a note each), the
+/// catalog's assessment of what the goal asked for, and the products a flexible run must
+/// not drop, and a step limit that lets every tool run. Callers add mode, listeners and
+/// interaction.
+pub fn run_spec(project: crate::runtime::Project) -> crate::runtime::session::RunSpec {
+    let (project, notes) = fusion::adopt_request_inputs(project);
+    let mut spec = crate::runtime::session::RunSpec::new(project);
+    spec.notes = notes;
+    spec.assess = Some(std::sync::Arc::new(assess));
+    spec.protected = Some(std::sync::Arc::new(protected));
+    // Every tool once plus one recovery or retry each: a six-method project needs more than
+    // the runtime's generic default, and running out of steps is reported as incomplete.
+    spec.max_steps = spec.max_steps.max(2 * shared_registry().len());
+    spec
+}
+
 /// `(product name, why it is missing)` for each requested product that does not exist.
 pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
     let mut out = Vec::new();

@@ -19,7 +19,6 @@ use super::timeline::Timeline;
 use crate::llm::Settings;
 use crate::runtime::decide::Decide;
 use crate::runtime::events::Event;
-use crate::runtime::session::RunSpec;
 use crate::runtime::{Mode, Project, Registry};
 
 /// Makes the decider for a run from the current model settings (tests inject scripted ones).
@@ -73,6 +72,8 @@ pub struct StudioConfig {
     pub runs_dir: Option<PathBuf>,
     /// Close after the first frame (smoke test).
     pub exit_after_first_frame: bool,
+    /// What to do unattended once the window is up (documentation screenshots, smoke tests).
+    pub unattended: Unattended,
     /// Persisted settings, when there are any.
     pub settings: Option<StudioSettings>,
     /// How the chat gets its model (from the settings in force).
@@ -89,10 +90,24 @@ impl StudioConfig {
             picker: Arc::new(RfdPicker),
             runs_dir: None,
             exit_after_first_frame: false,
+            unattended: Unattended::default(),
             settings: None,
             chat_model: None,
         }
     }
+}
+
+/// Unattended actions for the window: start Auto to report on the first frame, show a panel,
+/// and save a screenshot of the window once the run has ended (then close). Used to make the
+/// README's screenshot from the real window, and by the Xvfb smoke test.
+#[derive(Debug, Clone, Default)]
+pub struct Unattended {
+    /// Start Auto to report on the first frame.
+    pub auto_run: bool,
+    /// The rail label of the panel to show (e.g. "ERT").
+    pub panel: Option<String>,
+    /// Save a PNG of the window here once the run (if any) has ended, then close.
+    pub screenshot: Option<PathBuf>,
 }
 
 /// Which view the right-hand panel shows.
@@ -135,6 +150,9 @@ pub struct StudioApp {
     picking: Option<(PickKind, Receiver<Option<Vec<PathBuf>>>)>,
     runs_dir: Option<PathBuf>,
     exit_after_first_frame: bool,
+    unattended: Unattended,
+    screenshot_asked: bool,
+    screenshot_saved: Arc<std::sync::atomic::AtomicBool>,
     frames: u64,
     runs_started: usize,
     egui_ctx: Option<egui::Context>,
@@ -190,6 +208,9 @@ impl StudioApp {
             picking: None,
             runs_dir: config.runs_dir,
             exit_after_first_frame: config.exit_after_first_frame,
+            unattended: config.unattended,
+            screenshot_asked: false,
+            screenshot_saved: Arc::default(),
             frames: 0,
             runs_started: 0,
             egui_ctx: None,
@@ -199,6 +220,55 @@ impl StudioApp {
     /// How many runs this studio has started (one at a time).
     pub fn runs_started(&self) -> usize {
         self.runs_started
+    }
+
+    /// The unattended actions (see [`Unattended`]), called once per frame by the window.
+    fn unattended_ui(&mut self, ctx: &egui::Context) {
+        if self.frames == 1 {
+            if let Some(label) = self.unattended.panel.clone()
+                && let Some(i) = self
+                    .panels
+                    .iter()
+                    .position(|p| p.rail_label().eq_ignore_ascii_case(&label))
+            {
+                self.active = i;
+            }
+            if self.unattended.auto_run {
+                self.start_run(Mode::Auto, ctx);
+            }
+        }
+        let Some(path) = self.unattended.screenshot.clone() else {
+            return;
+        };
+        ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        if self
+            .screenshot_saved
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        if !self.screenshot_asked && !self.running() && self.frames > 3 {
+            self.screenshot_asked = true;
+            let done = self.screenshot_saved.clone();
+            let wake = ctx.clone();
+            ctx.request_screenshot(move |image| {
+                let [w, h] = image.size;
+                let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+                let saved = u32::try_from(w)
+                    .ok()
+                    .zip(u32::try_from(h).ok())
+                    .and_then(|(w, h)| image::RgbaImage::from_raw(w, h, rgba))
+                    .ok_or_else(|| "the screenshot's size does not match its pixels".to_string())
+                    .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
+                match saved {
+                    Ok(()) => println!("HydroGeo Studio: screenshot saved to {}", path.display()),
+                    Err(e) => eprintln!("HydroGeo Studio: screenshot {}: {e}", path.display()),
+                }
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+                wake.request_repaint();
+            });
+        }
     }
 
     /// Whether a run is going on.
@@ -233,9 +303,7 @@ impl StudioApp {
                 .push("Open a project first (File → Open project…).".into());
             return;
         };
-        let (project, notes) = crate::catalog::fusion::adopt_request_inputs(project);
-        let mut spec = RunSpec::new(project);
-        spec.notes = notes;
+        let mut spec = crate::catalog::run_spec(project);
         if let Some(d) = &self.runs_dir {
             spec.runs_dir = d.clone();
         }
@@ -244,7 +312,6 @@ impl StudioApp {
         } else {
             mode
         };
-        spec.assess = Some(Arc::new(crate::catalog::assess));
         spec.settings
             .insert("flexible".into(), self.settings.flexible.into());
         let model = self.model_settings();
@@ -856,6 +923,7 @@ impl eframe::App for StudioApp {
             );
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
         }
+        self.unattended_ui(ui.ctx());
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

@@ -22,6 +22,8 @@ pub struct LaunchOptions {
     pub project: PathBuf,
     /// Close after the first frame (smoke test).
     pub exit_after_first_frame: bool,
+    /// Unattended actions (auto run, panel, screenshot).
+    pub unattended: app::Unattended,
 }
 
 /// The studio's fonts: egui's Ubuntu for text, with Hack behind it (arrows, geometric shapes,
@@ -53,6 +55,7 @@ pub fn launch(options: LaunchOptions) -> anyhow::Result<()> {
     };
     let mut config = StudioConfig::real(options.project);
     config.exit_after_first_frame = options.exit_after_first_frame;
+    config.unattended = options.unattended;
     eframe::run_native(
         "HydroGeo Studio",
         native,
