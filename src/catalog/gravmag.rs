@@ -1350,7 +1350,9 @@ fn verdict_report(v: &GravMagVerdict, res: &GravMagResults) -> String {
 // ----- the tools -----------------------------------------------------------------------------
 
 /// The kind declared in the settings, if any.
-fn declared_kind(ctx: &RunContext) -> anyhow::Result<Option<FieldKind>> {
+/// The kind the project setting `gravmag_kind` declares (`None`: not set); an error for a
+/// value that is not a kind ([`parse_kind`]). The panel uses it too.
+pub fn declared_kind(ctx: &RunContext) -> anyhow::Result<Option<FieldKind>> {
     match ctx.config.get(KIND_KEY) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => parse_kind(s).map(Some).map_err(|e| anyhow!(e)),
@@ -1951,10 +1953,11 @@ mod tests {
             "{md}"
         );
 
+        let expected_score = evaluate_gravmag_inversion(inv).quality_score;
         assert_eq!(run(&mut ctx, "evaluate_gravmag_inversion"), StepStatus::Ok);
         let e = ctx.product(keys::GRAVMAG_EVALUATION).unwrap();
         let score = e.key_numbers()["quality_score"].as_f64().unwrap();
-        assert_eq!(score, evaluate_gravmag_inversion(inv).quality_score);
+        assert_eq!(score, expected_score);
         let md = e.report_markdown().unwrap();
         assert!(
             md.contains(DEPTH_WARNING) && md.contains("| data_fit |"),

@@ -176,7 +176,7 @@ pub type Writer = fn(&Truth, &Path) -> Result<Vec<(String, PathBuf)>, String>;
 
 /// Every method's example writer (each method adds its own).
 pub fn writers() -> Vec<(&'static str, Writer)> {
-    vec![]
+    vec![("gravmag", gravmag::write as Writer)]
 }
 
 /// The goal of the example project.
