@@ -605,6 +605,7 @@ pub fn process_line(
         p.is_some(),
         match p {
             Some(p) => format!("amplitudes × t^{p} (t in ns after time zero)"),
+            None if by == "default" => "off by default: amplitudes are not scaled with time".to_string(),
             None => "off".to_string(),
         },
         t,

@@ -10,8 +10,10 @@
 //! * the direct wave: `A0·r(t)`;
 //! * a flat reflector at depth `d`: `R·A0·(r0/2d)·r(t − 2d/v)`, `R` the normal-incidence
 //!   reflection coefficient `(v2 − v1)/(v2 + v1)` for non-magnetic media;
-//! * a point diffractor at `(x0, z0)`: `D·A0·(r0/2ρ)·(z0/ρ)·r(t − 2ρ/v)` with
-//!   `ρ = √((x − x0)² + z0²)` (the diffraction hyperbola; `z0/ρ` a cosine obliquity factor);
+//! * a point diffractor at `(x0, z0)`: `D·A0·(r0/2ρ)·(z0/ρ)^k·r(t − 2ρ/v)` with
+//!   `ρ = √((x − x0)² + z0²)` (the diffraction hyperbola); `(z0/ρ)^k = cos^k θ` stands for
+//!   the two-way antenna pattern (transmitter and receiver each radiating about `cos^(k/2) θ`
+//!   off vertical; `k` = [`ZeroOffsetModel::pattern_power`]);
 //! * the low-frequency "wow" of the receiver's induction: `W·exp(−t/τ)` for `t ≥ 0`.
 //!
 //! `r0` is the reference distance (1 m) at which `A0` is quoted. Times are two-way times in ns
@@ -60,6 +62,8 @@ pub struct ZeroOffsetModel {
     pub wow: (f64, f64),
     /// The scatterers.
     pub scatterers: Vec<Scatterer>,
+    /// The power `k` of the two-way antenna pattern `cos^k θ` applied to diffractions.
+    pub pattern_power: f64,
 }
 
 /// Normal-incidence reflection coefficient from the radar velocities above (`v1`) and
@@ -105,7 +109,7 @@ impl ZeroOffsetModel {
                         strength
                             * a0
                             * (REFERENCE_DISTANCE_M / (2.0 * rho))
-                            * (depth_m / rho)
+                            * (depth_m / rho).powf(self.pattern_power)
                             * ricker(t - 2.0 * rho / v, f)
                     }
                 };
@@ -151,6 +155,7 @@ mod tests {
             frequency_ghz: 0.4,
             direct_amplitude: 1000.0,
             wow: (0.0, 0.0),
+            pattern_power: 1.0,
             scatterers: vec![Scatterer::FlatReflector {
                 depth_m: 2.0,
                 reflection_coefficient: -0.3,

@@ -93,7 +93,7 @@ pub fn resolve_velocity(source: &VelocitySource) -> Result<ResolvedVelocity, Gpr
     let (v, statement) = match source {
         VelocitySource::Request { velocity_m_per_ns } => (
             *velocity_m_per_ns,
-            format!("{velocity_m_per_ns} m/ns, as given in the request"),
+            format!("{velocity_m_per_ns} m/ns, as given by the user"),
         ),
         VelocitySource::UserPermittivity {
             relative_permittivity: e,
