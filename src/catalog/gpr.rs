@@ -386,8 +386,16 @@ pub fn draw_radargram(
     let h = vertical.step.abs().max(f64::MIN_POSITIVE);
     let span = (rows.max(1) - 1) as f64 * h;
     let (y0, y1, flip) = match vertical.domain {
-        Domain::Elevation => (vertical.first - span - h / 2.0, vertical.first + h / 2.0, false),
-        _ => (vertical.first - h / 2.0, vertical.first + span + h / 2.0, true),
+        Domain::Elevation => (
+            vertical.first - span - h / 2.0,
+            vertical.first + h / 2.0,
+            false,
+        ),
+        _ => (
+            vertical.first - h / 2.0,
+            vertical.first + span + h / 2.0,
+            true,
+        ),
     };
     let x_label = if positions_are_trace_numbers {
         "Trace number"
@@ -688,7 +696,9 @@ fn stem(path: &Path) -> String {
 /// `load_gpr_line`.
 fn load_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let path = ctx.input_path(DATA_ROLE).ok_or_else(|| {
-        anyhow!("no {DATA_ROLE} input: name the radar file (.dzt, .dt1, .rd3/.rd7, .sgy) in the project")
+        anyhow!(
+            "no {DATA_ROLE} input: name the radar file (.dzt, .dt1, .rd3/.rd7, .sgy) in the project"
+        )
     })?;
     ctx.progress(0.1, "reading the radar file");
     let line = read(&path).map_err(|e| anyhow!("{e}"))?;
@@ -950,12 +960,7 @@ fn draw_semblance(
         .pick
         .iter()
         .map(|p| {
-            Series::points(
-                "pick",
-                vec![p.velocity_m_per_ns],
-                vec![p.t0_ns],
-            )
-            .colour((220, 20, 60))
+            Series::points("pick", vec![p.velocity_m_per_ns], vec![p.t0_ns]).colour((220, 20, 60))
         })
         .collect();
     figures::image(
@@ -1068,10 +1073,18 @@ mod tests {
         let path = crate::require_data!("gpr/gprpy/GSSI_FILE____032.DZT");
         let out = tempfile::tempdir().unwrap();
         let mut ctx = context(&path, json!({}), out.path());
-        assert_eq!(run(&mut ctx, "load_gpr_line"), StepStatus::Ok, "{:?}", last(&ctx));
+        assert_eq!(
+            run(&mut ctx, "load_gpr_line"),
+            StepStatus::Ok,
+            "{:?}",
+            last(&ctx)
+        );
         let s = &last(&ctx).summary;
         assert!(s.contains("1040 traces × 512 samples"), "{s}");
-        assert!(s.contains("0–47.91 ns two-way time (0.09375 ns sampling)"), "{s}");
+        assert!(
+            s.contains("0–47.91 ns two-way time (0.09375 ns sampling)"),
+            "{s}"
+        );
         assert!(s.contains("header εr 6 (an instrument setting)"), "{s}");
         assert!(s.contains("400 MHz antenna"), "{s}");
         let line = held::<GprLine>(&ctx, keys::GPR_DATA).unwrap();
@@ -1083,8 +1096,15 @@ mod tests {
         assert!(fig.caption.contains("two-way time (ns"), "{}", fig.caption);
         let img = image::open(&fig.path).unwrap();
         assert!(img.width() > 500 && img.height() > 300);
-        let md = ctx.product(keys::GPR_DATA).unwrap().report_markdown().unwrap();
-        assert!(md.contains("| Header εr | 6 (the operator's instrument setting"), "{md}");
+        let md = ctx
+            .product(keys::GPR_DATA)
+            .unwrap()
+            .report_markdown()
+            .unwrap();
+        assert!(
+            md.contains("| Header εr | 6 (the operator's instrument setting"),
+            "{md}"
+        );
         assert!(!md.contains("N/A"));
     }
 
@@ -1097,12 +1117,21 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let mut ctx = context(&path, json!({}), out.path());
         run(&mut ctx, "load_gpr_line");
-        assert_eq!(run(&mut ctx, "process_gpr_line"), StepStatus::Ok, "{:?}", last(&ctx));
+        assert_eq!(
+            run(&mut ctx, "process_gpr_line"),
+            StepStatus::Ok,
+            "{:?}",
+            last(&ctx)
+        );
         let s = last(&ctx).summary.clone();
         assert!(s.contains("from εr = 6 in the file header"), "{s}");
         assert!(s.contains("not a measurement"), "{s}");
         assert!(s.contains("the line is in depth"), "{s}");
-        assert!(ctx.warnings.iter().any(|w| w.contains("instrument")), "{:?}", ctx.warnings);
+        assert!(
+            ctx.warnings.iter().any(|w| w.contains("instrument")),
+            "{:?}",
+            ctx.warnings
+        );
         let r = held::<GprProcessed>(&ctx, keys::GPR_RESULTS).unwrap();
         assert_eq!(r.velocity_origin, VelocityOrigin::HeaderPermittivity);
         let v = 0.299_792_458 / 6f64.sqrt();
@@ -1118,7 +1147,11 @@ mod tests {
         assert_eq!(recipe.steps.len(), 10);
         assert_eq!(recipe, r.processed.recipe);
         assert!(image::open(&last(&ctx).figures[0].path).is_ok());
-        let md = ctx.product(keys::GPR_RESULTS).unwrap().report_markdown().unwrap();
+        let md = ctx
+            .product(keys::GPR_RESULTS)
+            .unwrap()
+            .report_markdown()
+            .unwrap();
         assert!(md.contains("| # | Step | Applied | Chosen by | Parameters | What it did |"));
         assert!(md.contains("Left out, and why"), "{md}");
         assert!(md.contains("background removal"), "{md}");
@@ -1134,19 +1167,29 @@ mod tests {
         run(&mut ctx, "load_gpr_line");
         assert_eq!(run(&mut ctx, "process_gpr_line"), StepStatus::Ok);
         let s = &last(&ctx).summary;
-        assert!(s.contains("0.1000 m/ns from the project setting gpr_velocity_m_per_ns (a user value)"), "{s}");
+        assert!(
+            s.contains("0.1000 m/ns from the project setting gpr_velocity_m_per_ns (a user value)"),
+            "{s}"
+        );
         let r = held::<GprProcessed>(&ctx, keys::GPR_RESULTS).unwrap();
         assert!((r.processed.vertical_step - 0.1 * 0.09375 / 2.0).abs() < 1e-15);
 
         for (config, expect) in [
             (json!({ VELOCITY_KEY: 0.5 }), "speed of light"),
-            (json!({ VELOCITY_KEY: "fast" }), "gpr_velocity_m_per_ns must be a number"),
+            (
+                json!({ VELOCITY_KEY: "fast" }),
+                "gpr_velocity_m_per_ns must be a number",
+            ),
             (json!({ PERMITTIVITY_KEY: 0.5 }), "below 1"),
             (json!({ PARAMS_KEY: { "dewow": 3 } }), "expected one of"),
         ] {
             let mut ctx = context(&path, config.clone(), out.path());
             run(&mut ctx, "load_gpr_line");
-            assert_eq!(run(&mut ctx, "process_gpr_line"), StepStatus::Failed, "{config}");
+            assert_eq!(
+                run(&mut ctx, "process_gpr_line"),
+                StepStatus::Failed,
+                "{config}"
+            );
             let e = &last(&ctx).error;
             assert!(e.contains(expect), "{config}: {e}");
         }
@@ -1169,14 +1212,26 @@ mod tests {
         let mut ctx = context(&path, json!({}), out.path());
         assert_eq!(run(&mut ctx, "load_gpr_line"), StepStatus::Ok);
         assert!(last(&ctx).summary.contains("531 traces × 1500 samples"));
-        assert_eq!(run(&mut ctx, "process_gpr_line"), StepStatus::Ok, "{:?}", last(&ctx));
+        assert_eq!(
+            run(&mut ctx, "process_gpr_line"),
+            StepStatus::Ok,
+            "{:?}",
+            last(&ctx)
+        );
         let s = &last(&ctx).summary;
         assert!(s.contains("stays in two-way time"), "{s}");
         assert!(s.contains("Why two-way time: no velocity was given"), "{s}");
-        assert!(s.contains("set gpr_velocity_m_per_ns or gpr_permittivity"), "{s}");
+        assert!(
+            s.contains("set gpr_velocity_m_per_ns or gpr_permittivity"),
+            "{s}"
+        );
         let r = held::<GprProcessed>(&ctx, keys::GPR_RESULTS).unwrap();
         assert_eq!(r.velocity_origin, VelocityOrigin::None);
-        assert!(r.left_out.iter().any(|l| l.step == "migration" && l.why.contains("needs a velocity")));
+        assert!(
+            r.left_out
+                .iter()
+                .any(|l| l.step == "migration" && l.why.contains("needs a velocity"))
+        );
         let f = &last(&ctx).figures[0];
         assert!(f.caption.contains("two-way time (ns)"), "{}", f.caption);
     }
@@ -1189,17 +1244,30 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let mut ctx = context(&path, json!({}), out.path());
         run(&mut ctx, "load_gpr_line");
-        assert!(last(&ctx).summary.contains("WARR gather (assumed)"), "{}", last(&ctx).summary);
-        assert_eq!(run(&mut ctx, "process_gpr_line"), StepStatus::Ok, "{:?}", last(&ctx));
+        assert!(
+            last(&ctx).summary.contains("WARR gather (assumed)"),
+            "{}",
+            last(&ctx).summary
+        );
+        assert_eq!(
+            run(&mut ctx, "process_gpr_line"),
+            StepStatus::Ok,
+            "{:?}",
+            last(&ctx)
+        );
         let r = held::<GprProcessed>(&ctx, keys::GPR_RESULTS).unwrap();
         assert_eq!(r.velocity_origin, VelocityOrigin::Semblance);
-        let v = ctx.product(keys::GPR_RESULTS).unwrap().key_numbers()
-            ["semblance_velocity_m_per_ns"]
-            .as_f64()
-            .unwrap();
+        let v =
+            ctx.product(keys::GPR_RESULTS).unwrap().key_numbers()["semblance_velocity_m_per_ns"]
+                .as_f64()
+                .unwrap();
         assert!((0.06..=0.16).contains(&v), "{v}");
         assert_eq!(r.processed.domain, Domain::TwoWayTime);
-        assert!(last(&ctx).summary.contains("hyperbolic semblance"), "{}", last(&ctx).summary);
+        assert!(
+            last(&ctx).summary.contains("hyperbolic semblance"),
+            "{}",
+            last(&ctx).summary
+        );
         assert_eq!(last(&ctx).figures.len(), 2);
         assert!(last(&ctx).figures[1].caption.contains("Semblance"));
     }
@@ -1237,10 +1305,8 @@ mod tests {
             .iter()
             .map(|s| (s.tool.as_str(), s.status))
             .collect();
-        let gpr: Vec<&(&str, StepStatus)> = tools
-            .iter()
-            .filter(|(t, _)| t.contains("gpr"))
-            .collect();
+        let gpr: Vec<&(&str, StepStatus)> =
+            tools.iter().filter(|(t, _)| t.contains("gpr")).collect();
         assert_eq!(
             gpr,
             vec![
@@ -1250,7 +1316,9 @@ mod tests {
             "{tools:?}"
         );
         assert!(
-            tools.last().is_some_and(|(t, s)| t.contains("report") && *s == StepStatus::Ok),
+            tools
+                .last()
+                .is_some_and(|(t, s)| t.contains("report") && *s == StepStatus::Ok),
             "{tools:?}"
         );
         let r = held::<GprProcessed>(&ctx, keys::GPR_RESULTS).unwrap();
@@ -1273,12 +1341,14 @@ mod tests {
         picks.sort_by(f64::total_cmp);
         let d = picks[picks.len() / 2];
         assert!((d - 4.0).abs() <= p.vertical_step, "{d}");
-        let report = std::fs::read_to_string(
-            ctx.product(keys::REPORT_FILES).unwrap().files()[0].clone(),
-        )
-        .unwrap();
+        let report =
+            std::fs::read_to_string(ctx.product(keys::REPORT_FILES).unwrap().files()[0].clone())
+                .unwrap();
         assert!(report.contains("Processing recipe"), "{report}");
         assert!(report.contains("project setting gpr_velocity_m_per_ns"));
-        assert!(report.contains("2024-05-01"), "the survey date is collected");
+        assert!(
+            report.contains("2024-05-01"),
+            "the survey date is collected"
+        );
     }
 }

@@ -605,7 +605,9 @@ pub fn process_line(
         p.is_some(),
         match p {
             Some(p) => format!("amplitudes × t^{p} (t in ns after time zero)"),
-            None if by == "default" => "off by default: amplitudes are not scaled with time".to_string(),
+            None if by == "default" => {
+                "off by default: amplitudes are not scaled with time".to_string()
+            }
             None => "off".to_string(),
         },
         t,
