@@ -36,6 +36,7 @@ fn all_steps(
     (
         process::ProcessingParams {
             tpow_power: process::Step::Set(1.0),
+            background: process::Step::Set(filters::BackgroundWindow::WholeLine),
             ..Default::default()
         },
         line.header_velocity_source(),

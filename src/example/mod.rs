@@ -9,6 +9,7 @@
 //! gentle slope; depth is measured down from the surface. For the map methods (gravity) the
 //! line runs along y = 0 of a local grid.
 
+pub mod gpr;
 pub mod gravmag;
 
 use std::path::{Path, PathBuf};
@@ -176,7 +177,10 @@ pub type Writer = fn(&Truth, &Path) -> Result<Vec<(String, PathBuf)>, String>;
 
 /// Every method's example writer (each method adds its own).
 pub fn writers() -> Vec<(&'static str, Writer)> {
-    vec![("gravmag", gravmag::write as Writer)]
+    vec![
+        ("gravmag", gravmag::write as Writer),
+        ("gpr", gpr::write as Writer),
+    ]
 }
 
 /// The goal of the example project.

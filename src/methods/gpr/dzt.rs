@@ -382,6 +382,156 @@ fn detect_marks(data: &Array2<f64>, offset: f64) -> Vec<usize> {
         .collect()
 }
 
+/// What a DZT written by [`dzt_bytes`] says about itself (16-bit, one channel).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DztWriteSpec {
+    /// Time window `rhf_range`, ns.
+    pub range_ns: f64,
+    /// Scans per metre `rhf_spm` (0 for time-based acquisition).
+    pub scans_per_metre: f64,
+    /// Scans per second `rhf_sps`.
+    pub scans_per_second: f64,
+    /// Metres per mark `rhf_mpm`.
+    pub metres_per_mark: f64,
+    /// The relative permittivity the operator entered, `rhf_epsr` (≥ 1).
+    pub relative_permittivity: f64,
+    /// Antenna name `rh_antname` (at most 13 bytes are kept).
+    pub antenna: String,
+    /// Name field `rh_name` (at most 11 bytes are kept).
+    pub name: String,
+    /// Creation date and time (year, month, day, hour, minute, second); `None` writes 0.
+    pub created: Option<[u32; 6]>,
+}
+
+/// Encode a date as the DZT bit field ([`decode_date`]'s inverse): seconds/2 in bits 0–4,
+/// minutes 5–10, hours 11–15, day 16–20, month 21–24, years since 1980 in 25–31. `None`
+/// when a field is out of range (year 1980–2107).
+pub fn encode_date(date: [u32; 6]) -> Option<u32> {
+    let [y, mo, d, h, mi, sec] = date;
+    ((1980..=2107).contains(&y)
+        && (1..=12).contains(&mo)
+        && (1..=31).contains(&d)
+        && h < 24
+        && mi < 60
+        && sec < 60)
+        .then(|| ((y - 1980) << 25) | (mo << 21) | (d << 16) | (h << 11) | (mi << 5) | (sec / 2))
+}
+
+/// The mark word written into sample 1 of a marked scan (any non-zero word marks a scan).
+pub const MARK_WORD: u16 = 0xE800;
+
+/// A 16-bit, one-channel GSSI DZT in memory: the 1024-byte header (fields at the offsets of
+/// the module table; `rh_tag` 0x00ff, `rh_data` 1024, `rh_bits` 16, `rh_zero` 0x8000,
+/// `rh_nchan` 1, `rhf_depth = range·c/(2√εr)`, the version/system byte 0x19 at offset 113
+/// that readgssi decodes as a SIR-3000 file) followed by one scan per trace of
+/// `data.nrows()` words `round(value) + 32768`. Words 0 and 1 of every scan are the scan
+/// header, as GSSI writes it: word 0 the scan number (mod 2^16), word 1 [`MARK_WORD`] on the
+/// scans listed in `marks`, else 0 — whatever `data` holds in rows 0–1 is replaced.
+/// Values must be finite and lie in −32768…32767 after rounding.
+pub fn dzt_bytes(
+    spec: &DztWriteSpec,
+    data: ndarray::ArrayView2<f64>,
+    marks: &[usize],
+) -> Result<Vec<u8>, super::GprError> {
+    use super::GprError;
+    let step = "DZT writer";
+    let (ns, ntr) = data.dim();
+    if !(3..=u16::MAX as usize).contains(&ns) {
+        return Err(GprError::invalid(
+            step,
+            "samples per scan",
+            ns,
+            "must be 3 to 65535 (two scan-header words and the signal)",
+        ));
+    }
+    if !(spec.range_ns.is_finite() && spec.range_ns > 0.0) {
+        return Err(GprError::invalid(
+            step,
+            "range_ns",
+            spec.range_ns,
+            "must be positive",
+        ));
+    }
+    if !(spec.relative_permittivity.is_finite() && spec.relative_permittivity >= 1.0) {
+        return Err(GprError::invalid(
+            step,
+            "relative_permittivity",
+            spec.relative_permittivity,
+            "must be at least 1",
+        ));
+    }
+    let created = match spec.created {
+        None => 0,
+        Some(d) => encode_date(d).ok_or_else(|| {
+            GprError::invalid(step, "created", format!("{d:?}"), "not a date 1980–2107")
+        })?,
+    };
+    let mut h = vec![0u8; MIN_HEADER_BYTES];
+    let mut put = |at: usize, bytes: &[u8]| h[at..at + bytes.len()].copy_from_slice(bytes);
+    put(0, &0x00ffu16.to_le_bytes());
+    put(2, &1024u16.to_le_bytes());
+    put(4, &(ns as u16).to_le_bytes());
+    put(6, &16u16.to_le_bytes());
+    put(8, &0x8000u16.to_le_bytes());
+    put(10, &(spec.scans_per_second as f32).to_le_bytes());
+    put(14, &(spec.scans_per_metre as f32).to_le_bytes());
+    put(18, &(spec.metres_per_mark as f32).to_le_bytes());
+    put(26, &(spec.range_ns as f32).to_le_bytes());
+    put(32, &created.to_le_bytes());
+    put(36, &created.to_le_bytes());
+    put(52, &1u16.to_le_bytes());
+    put(54, &(spec.relative_permittivity as f32).to_le_bytes());
+    let depth_m =
+        spec.range_ns * super::SPEED_OF_LIGHT_M_PER_NS / (2.0 * spec.relative_permittivity.sqrt());
+    put(62, &(depth_m as f32).to_le_bytes());
+    let ant = spec.antenna.as_bytes();
+    put(98, &ant[..ant.len().min(13)]);
+    put(113, &[0x19]);
+    let name = spec.name.as_bytes();
+    put(114, &name[..name.len().min(11)]);
+    let mut out = h;
+    out.reserve(ns * ntr * 2);
+    for (j, trace) in data.columns().into_iter().enumerate() {
+        for (i, v) in trace.iter().enumerate() {
+            let word: u16 = match i {
+                0 => (j % 65536) as u16,
+                1 => {
+                    if marks.contains(&j) {
+                        MARK_WORD
+                    } else {
+                        0
+                    }
+                }
+                _ => {
+                    let r = v.round();
+                    if !(r.is_finite() && (-32768.0..=32767.0).contains(&r)) {
+                        return Err(GprError::invalid(
+                            step,
+                            &format!("sample {i} of trace {j}"),
+                            v,
+                            "outside the 16-bit range −32768…32767",
+                        ));
+                    }
+                    (r + 32768.0) as u16
+                }
+            };
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+    }
+    Ok(out)
+}
+
+/// Write [`dzt_bytes`] to a new file at `path`.
+pub fn write_dzt(
+    path: &Path,
+    spec: &DztWriteSpec,
+    data: ndarray::ArrayView2<f64>,
+    marks: &[usize],
+) -> Result<(), super::GprError> {
+    let bytes = dzt_bytes(spec, data, marks)?;
+    super::npy::write_file(path, &bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,6 +545,66 @@ mod tests {
             Some("2017-03-21 00:36:46")
         );
         assert_eq!(decode_date(0), None);
+    }
+
+    #[test]
+    fn date_encoding_round_trips() {
+        let d = [2024, 5, 1, 10, 30, 46];
+        assert_eq!(
+            decode_date(encode_date(d).unwrap()).as_deref(),
+            Some("2024-05-01 10:30:46")
+        );
+        assert_eq!(encode_date([2017, 3, 21, 0, 36, 46]), Some(0x4a75_0497));
+        assert_eq!(encode_date([1979, 1, 1, 0, 0, 0]), None);
+    }
+
+    /// What the writer writes, the reader reads back exactly: header fields, signed values
+    /// (raw − 32768), the scan-header words, marks.
+    #[test]
+    fn written_dzt_reads_back() {
+        let data = ndarray::Array2::from_shape_fn((6, 4), |(i, j)| {
+            (i as f64 * 1000.0 - 2500.0) * if j % 2 == 0 { 1.0 } else { -1.0 }
+        });
+        let spec = DztWriteSpec {
+            range_ns: 12.0,
+            scans_per_metre: 20.0,
+            scans_per_second: 64.0,
+            metres_per_mark: 1.0,
+            relative_permittivity: 9.0,
+            antenna: "400MHz".into(),
+            name: "LINE1".into(),
+            created: Some([2024, 5, 1, 10, 30, 46]),
+        };
+        let bytes = dzt_bytes(&spec, data.view(), &[2]).unwrap();
+        assert_eq!(bytes.len(), 1024 + 6 * 4 * 2);
+        let l = parse_dzt(Path::new("w.dzt"), &bytes, 0).unwrap();
+        assert_eq!((l.n_samples, l.n_traces), (6, 4));
+        assert_eq!(l.time_window_ns, 12.0);
+        assert_eq!(l.sample_interval_ns, 2.0);
+        assert_eq!(
+            l.positions_m,
+            (0..4).map(|j| j as f64 * (1.0 / 20.0)).collect::<Vec<_>>()
+        );
+        assert_eq!(l.header_permittivity, Some(9.0));
+        assert_eq!(l.antenna_frequency_mhz, Some(400.0));
+        assert_eq!(l.marks, vec![2]);
+        assert_eq!(l.header["created"], "2024-05-01 10:30:46");
+        // rhf_depth = 12 ns · c / (2·3) = 0.5996 m (f32).
+        assert!((l.header["rhf_depth"].as_f64().unwrap() - 0.599_584_916).abs() < 1e-6);
+        for i in 2..6 {
+            for j in 0..4 {
+                assert_eq!(l.data[[i, j]], data[[i, j]]);
+            }
+        }
+        // Scan header words: the counter, then the mark word on scan 2 only.
+        assert_eq!(l.data[[0, 3]], 3.0 - 32768.0);
+        assert_eq!(l.data[[1, 2]], MARK_WORD as f64 - 32768.0);
+        assert_eq!(l.data[[1, 1]], -32768.0);
+        // Out of range is refused, naming the sample.
+        let mut bad = data.clone();
+        bad[[4, 1]] = 40000.0;
+        let e = dzt_bytes(&spec, bad.view(), &[]).unwrap_err();
+        assert!(e.to_string().contains("sample 4 of trace 1"), "{e}");
     }
 
     #[test]

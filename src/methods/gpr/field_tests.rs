@@ -334,7 +334,7 @@ fn dzt_chain_end_to_end() {
             ("time_zero", true),
             ("dewow", true),
             ("bandpass", true),
-            ("background_removal", true),
+            ("background_removal", false),
             ("tpow_gain", false),
             ("migration", false),
             ("agc_gain", true),

@@ -15,7 +15,8 @@
 //!   `write_recipe_json`, `write_radargram_png`, `summary`);
 //! * [`velocity::analyse_gather`] for a CMP/WARR line → a [`velocity::VelocityPick`] to pass
 //!   back as [`velocity::VelocitySource::Semblance`];
-//! * [`sidefiles::read_topography`] / [`sidefiles::read_gps`] for side files.
+//! * [`sidefiles::read_topography`] / [`sidefiles::read_gps`] for side files;
+//! * [`dzt::write_dzt`] and [`synthetic::ZeroOffsetModel`] for synthetic lines (the example).
 
 use std::path::Path;
 
@@ -32,6 +33,7 @@ pub mod npy;
 pub mod process;
 pub mod segy;
 pub mod sidefiles;
+pub mod synthetic;
 pub mod timezero;
 pub mod velocity;
 

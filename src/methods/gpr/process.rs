@@ -26,7 +26,7 @@ use super::line::{GprError, GprFormat, GprLine, finite_range};
 use super::migration::stolt_migration;
 use super::npy::{npy_bytes, npy_bytes_1d, write_file, zip_store};
 use super::sidefiles::Topography;
-use super::timezero::{TimeZeroParams, apply_time_zero};
+use super::timezero::{TimeZeroParams, TimeZeroPhase, apply_time_zero_at};
 use super::velocity::{ResolvedVelocity, VelocitySource, resolve_velocity};
 
 /// A step's setting: the documented default, off, or a value the caller set.
@@ -48,6 +48,9 @@ pub enum Step<T> {
 pub enum TimeZeroMethod {
     /// Pick the first break ([`super::timezero`]).
     FirstBreak(TimeZeroParams),
+    /// Pick the direct wave's main-lobe peak ([`super::timezero::pick_direct_wave_peaks`]):
+    /// for a zero-phase wavelet, reflections are then read at their peaks.
+    DirectWavePeak(TimeZeroParams),
     /// The time zero the header states (pulseEKKO `TIMEZERO AT POINT`).
     Header,
     /// A fractional sample index given by the caller.
@@ -71,8 +74,9 @@ pub struct ProcessingParams {
     /// Default: Butterworth order 1 from half to twice the nominal antenna frequency (the
     /// upper corner held below 90 % of Nyquist); off when the frequency is unknown.
     pub bandpass: Step<BandpassParams>,
-    /// Default: subtract the whole line's mean trace (removes direct waves and ringing, and
-    /// any perfectly flat reflector; set `off` to keep a flat water table untouched).
+    /// Default: off. A mean-trace subtraction removes the direct wave and ringing, and with
+    /// them every flat reflector — a water table is one — so it runs only when asked for
+    /// (`whole_line`, or `{"running": {"traces": n}}`), as in readgssi (`bgr` off unless set).
     pub background: Step<BackgroundWindow>,
     /// Default: off.
     pub tpow_power: Step<f64>,
@@ -345,7 +349,7 @@ pub fn process_line(
     }
     // Refuse an out-of-range velocity before any work.
     let velocity_by = match velocity {
-        Some(VelocitySource::Request { .. }) => "user",
+        Some(VelocitySource::Request { .. } | VelocitySource::UserPermittivity { .. }) => "user",
         Some(VelocitySource::HeaderPermittivity { .. }) => "header",
         Some(VelocitySource::Semblance(_)) => "analysis",
         None => "default",
@@ -395,11 +399,16 @@ pub fn process_line(
             format!("off: time zero stays at sample {tz} as the reader set it"),
             t,
         ),
-        Some(TimeZeroMethod::FirstBreak(p)) => {
-            let o = apply_time_zero(
+        Some(TimeZeroMethod::FirstBreak(p) | TimeZeroMethod::DirectWavePeak(p)) => {
+            let phase = match &params.time_zero {
+                Step::Set(TimeZeroMethod::DirectWavePeak(_)) => TimeZeroPhase::DirectWavePeak,
+                _ => TimeZeroPhase::FirstBreak,
+            };
+            let o = apply_time_zero_at(
                 data.view(),
                 dt,
                 &p,
+                phase,
                 line.header_samples,
                 line.antenna_separation_m,
             )?;
@@ -408,7 +417,7 @@ pub fn process_line(
             rec.push(
                 "time_zero",
                 "methods::gpr::timezero::apply_time_zero",
-                serde_json::to_value(p).unwrap_or_default(),
+                serde_json::json!({ "phase": phase, "params": p }),
                 by,
                 true,
                 format!(
@@ -557,7 +566,7 @@ pub fn process_line(
     let (bg, by) = match params.background {
         Step::Off => (None, "user"),
         Step::Set(b) => (Some(b), "user"),
-        Step::Default => (Some(BackgroundWindow::WholeLine), "default"),
+        Step::Default => (None, "default"),
     };
     if let Some(b) = bg {
         data = remove_background(data.view(), b)?;
@@ -571,6 +580,7 @@ pub fn process_line(
         match bg {
             Some(BackgroundWindow::WholeLine) => "the line's mean trace subtracted: direct waves and ringing go, and so does any perfectly flat reflector".to_string(),
             Some(BackgroundWindow::Running { traces }) => format!("a running mean trace over {traces} traces subtracted: horizontal events longer than that are attenuated"),
+            None if by == "default" => "off by default: a mean-trace subtraction would also remove every flat reflector (a water table is one); set whole_line or running to remove the direct wave and ringing".to_string(),
             None => "off".to_string(),
         },
         t,
@@ -595,6 +605,9 @@ pub fn process_line(
         p.is_some(),
         match p {
             Some(p) => format!("amplitudes × t^{p} (t in ns after time zero)"),
+            None if by == "default" => {
+                "off by default: amplitudes are not scaled with time".to_string()
+            }
             None => "off".to_string(),
         },
         t,

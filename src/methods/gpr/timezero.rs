@@ -21,8 +21,9 @@ use serde::{Deserialize, Serialize};
 use super::filters::Cols;
 use super::line::{GprError, SPEED_OF_LIGHT_M_PER_NS};
 
-/// Parameters of the time-zero step.
+/// Parameters of the time-zero step (absent keys take the defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct TimeZeroParams {
     /// Pick threshold as a fraction of each trace's peak |amplitude| (0 < τ < 1).
     pub threshold_fraction: f64,
@@ -114,6 +115,65 @@ fn median(values: &[Option<f64>]) -> Option<f64> {
     })
 }
 
+/// Which phase of the direct wave marks time zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeZeroPhase {
+    /// The first break: where |a| first reaches τ of the trace's peak (module docs).
+    #[default]
+    FirstBreak,
+    /// The direct wave's main lobe ([`pick_direct_wave_peaks`]): right for a zero-phase
+    /// wavelet, whose reflections are then read at their peaks.
+    DirectWavePeak,
+}
+
+/// Direct-wave peak picks of every trace: from the first break (threshold τ, see
+/// [`pick_first_breaks`]) on, the first sample `i` where |a| is a local maximum
+/// (`|a_{i−1}| ≤ |a_i| ≥ |a_{i+1}|`) and at least half the trace's peak |a| — the direct
+/// wave's main lobe, not its side lobe — refined by the vertex of the parabola through
+/// `(i−1, i, i+1)`: `p = i + (|a_{i−1}| − |a_{i+1}|) / (2·(|a_{i−1}| − 2|a_i| + |a_{i+1}|))`.
+/// `None` for a silent trace.
+pub fn pick_direct_wave_peaks(
+    data: ArrayView2<f64>,
+    threshold_fraction: f64,
+    skip_samples: usize,
+) -> Vec<Option<f64>> {
+    let c = Cols::from_view(data);
+    let ns = c.ns;
+    if ns == 0 {
+        return vec![None; c.ntr];
+    }
+    c.buf
+        .chunks(ns)
+        .map(|tr| peak_one(tr, threshold_fraction, skip_samples))
+        .collect()
+}
+
+fn peak_one(trace: &[f64], tau: f64, skip: usize) -> Option<f64> {
+    let first = pick_one(trace, tau, skip)?;
+    let peak = trace
+        .get(skip..)?
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let n = trace.len();
+    let start = (first.floor() as usize).max(skip);
+    let a = |i: usize| trace[i].abs();
+    for i in start..n {
+        let left = if i > skip { a(i - 1) } else { 0.0 };
+        let right = if i + 1 < n { a(i + 1) } else { 0.0 };
+        if a(i) >= 0.5 * peak && a(i) >= left && a(i) >= right {
+            let denom = left - 2.0 * a(i) + right;
+            let off = if denom < 0.0 {
+                (0.5 * (left - right) / denom).clamp(-0.5, 0.5)
+            } else {
+                0.0
+            };
+            return Some(i as f64 + off);
+        }
+    }
+    None
+}
+
 /// Pick the first breaks, place time zero (module docs) and cut the samples before it.
 /// `skip_samples` are scan-header words ignored by the picker; `antenna_separation_m`
 /// enables the air-wave correction when the parameters ask for it.
@@ -121,6 +181,27 @@ pub fn apply_time_zero(
     data: ArrayView2<f64>,
     dt_ns: f64,
     params: &TimeZeroParams,
+    skip_samples: usize,
+    antenna_separation_m: Option<f64>,
+) -> Result<TimeZeroOutcome, GprError> {
+    apply_time_zero_at(
+        data,
+        dt_ns,
+        params,
+        TimeZeroPhase::FirstBreak,
+        skip_samples,
+        antenna_separation_m,
+    )
+}
+
+/// [`apply_time_zero`] with the phase that marks time zero chosen: the first break or the
+/// direct wave's peak ([`pick_direct_wave_peaks`]). The air-wave correction `s/c` applies to
+/// either (the direct air wave's onset and its peak both arrive `s/c` after emission).
+pub fn apply_time_zero_at(
+    data: ArrayView2<f64>,
+    dt_ns: f64,
+    params: &TimeZeroParams,
+    phase: TimeZeroPhase,
     skip_samples: usize,
     antenna_separation_m: Option<f64>,
 ) -> Result<TimeZeroOutcome, GprError> {
@@ -136,20 +217,36 @@ pub fn apply_time_zero(
     if !(dt_ns.is_finite() && dt_ns > 0.0) {
         return Err(GprError::invalid(step, "dt_ns", dt_ns, "must be positive"));
     }
-    let picks = pick_first_breaks(data, params.threshold_fraction, skip_samples);
+    let picks = match phase {
+        TimeZeroPhase::FirstBreak => {
+            pick_first_breaks(data, params.threshold_fraction, skip_samples)
+        }
+        TimeZeroPhase::DirectWavePeak => {
+            pick_direct_wave_peaks(data, params.threshold_fraction, skip_samples)
+        }
+    };
     let Some(line_pick) = median(&picks) else {
         return Err(GprError::not_applicable(
             step,
             "no trace has a non-zero sample, so there is no first break to pick",
         ));
     };
-    let mut notes = vec![format!(
-        "first break at {:.2} samples ({:.3} ns): median of {} picks at {:.0} % of each trace's peak",
-        line_pick,
-        line_pick * dt_ns,
-        picks.iter().flatten().count(),
-        100.0 * params.threshold_fraction
-    )];
+    let mut notes = vec![match phase {
+        TimeZeroPhase::FirstBreak => format!(
+            "first break at {:.2} samples ({:.3} ns): median of {} picks at {:.0} % of each trace's peak",
+            line_pick,
+            line_pick * dt_ns,
+            picks.iter().flatten().count(),
+            100.0 * params.threshold_fraction
+        ),
+        TimeZeroPhase::DirectWavePeak => format!(
+            "direct-wave peak at {:.2} samples ({:.3} ns): median of {} picks of the main lobe (the first local maximum of |a| at or above half the trace's peak, after the {:.0} % first break); reflections are then read at their peaks",
+            line_pick,
+            line_pick * dt_ns,
+            picks.iter().flatten().count(),
+            100.0 * params.threshold_fraction
+        ),
+    }];
     let mut t0 = line_pick;
     match (params.correct_for_antenna_separation, antenna_separation_m) {
         (true, Some(s)) if s > 0.0 => {
@@ -275,6 +372,40 @@ mod tests {
         let o3 = apply_time_zero(x.view(), 0.5, &p3, 0, None).unwrap();
         assert_eq!(o3.trace_shifts_samples, vec![-1, 1]);
         assert_eq!(o3.data[[1, 0]], o3.data[[1, 1]]);
+    }
+
+    /// A symmetric pulse 1, 4, 9, 10, 9, 4, 1 (vertex at sample 4 exactly) and an
+    /// asymmetric one 2, 8, 10, 6 around sample 12: parabola vertex
+    /// 12 + (8 − 6)/(2·(8 − 20 + 6)) = 12 − 1/6. A side lobe of −4 before the main lobe of 10
+    /// is passed over (below half the peak).
+    #[test]
+    fn direct_wave_peak_is_the_main_lobe_vertex() {
+        let tr = [0.0, 1.0, 4.0, 9.0, 10.0, 9.0, 4.0, 1.0, 0.0];
+        assert_eq!(peak_one(&tr, 0.05, 0), Some(4.0));
+        let mut tr2 = vec![0.0; 16];
+        tr2[8] = -4.0;
+        tr2[9] = -1.0;
+        tr2[10] = 2.0;
+        tr2[11] = 8.0;
+        tr2[12] = 10.0;
+        tr2[13] = 6.0;
+        let p = peak_one(&tr2, 0.05, 0).unwrap();
+        assert!((p - (12.0 - 1.0 / 6.0)).abs() < 1e-12, "{p}");
+        assert_eq!(peak_one(&[0.0; 4], 0.05, 0), None);
+        // Through the step: time zero at the vertex, the fraction kept.
+        let x = Array2::from_shape_fn((16, 3), |(i, _)| tr2[i]);
+        let o = apply_time_zero_at(
+            x.view(),
+            0.5,
+            &TimeZeroParams::default(),
+            TimeZeroPhase::DirectWavePeak,
+            0,
+            None,
+        )
+        .unwrap();
+        assert_eq!(o.samples_removed, 11);
+        assert!((o.time_zero_sample_out - 5.0 / 6.0).abs() < 1e-12);
+        assert!(o.notes[0].contains("direct-wave peak"), "{:?}", o.notes);
     }
 
     #[test]

@@ -28,6 +28,12 @@ pub enum VelocitySource {
         /// Velocity, m/ns.
         velocity_m_per_ns: f64,
     },
+    /// A relative permittivity the user gave (the request or a project setting); the
+    /// velocity is `c/√εr`.
+    UserPermittivity {
+        /// εr as given.
+        relative_permittivity: f64,
+    },
     /// The relative permittivity stored in the file header as the instrument setting.
     HeaderPermittivity {
         /// εr as stored.
@@ -87,8 +93,23 @@ pub fn resolve_velocity(source: &VelocitySource) -> Result<ResolvedVelocity, Gpr
     let (v, statement) = match source {
         VelocitySource::Request { velocity_m_per_ns } => (
             *velocity_m_per_ns,
-            format!("{velocity_m_per_ns} m/ns, as given in the request"),
+            format!("{velocity_m_per_ns} m/ns, as given by the user"),
         ),
+        VelocitySource::UserPermittivity {
+            relative_permittivity: e,
+        } => {
+            if !(e.is_finite() && *e >= 1.0) {
+                return Err(GprError::VelocityRefused {
+                    velocity_m_per_ns: f64::NAN,
+                    reason: format!("the relative permittivity {e} given is below 1 (vacuum)"),
+                });
+            }
+            let v = velocity_from_permittivity(*e);
+            (
+                v,
+                format!("{v:.4} m/ns = c/√εr from εr = {e} as given by the user"),
+            )
+        }
         VelocitySource::HeaderPermittivity {
             relative_permittivity: e,
         } => {
