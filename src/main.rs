@@ -17,7 +17,7 @@ use hydrogeo_studio::runtime::events::{Event, Verdict};
 use hydrogeo_studio::runtime::interaction::{
     ApprovalRequest, Interaction, QuestionRequest, ScriptAnswer, ScriptRequest,
 };
-use hydrogeo_studio::runtime::session::{RunSpec, run};
+use hydrogeo_studio::runtime::session::run;
 use hydrogeo_studio::runtime::{Mode, Project};
 use hydrogeo_studio::{catalog, llm, studio};
 
@@ -260,9 +260,7 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
     }
     let project_path = project_path.context("run needs a project file or folder")?;
     let project = Project::load(&project_path)?;
-    let (project, notes) = catalog::fusion::adopt_request_inputs(project);
-    let mut spec = RunSpec::new(project);
-    spec.notes = notes;
+    let mut spec = catalog::run_spec(project);
     if let Some(o) = out {
         spec.runs_dir = o;
     }
@@ -276,8 +274,6 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
     }
     spec.interaction = Some(Arc::new(Terminal));
     spec.listeners.push(Box::new(print_event));
-    spec.assess = Some(Arc::new(catalog::assess));
-    spec.protected = Some(Arc::new(catalog::protected));
     let settings = llm::Settings::from_env();
     let mut decider = settings.decider();
     if let Some(why) = settings.why_no_model() {

@@ -61,6 +61,19 @@ pub fn protected(ctx: &RunContext) -> Vec<String> {
         .collect()
 }
 
+/// The run specification the CLI, the studio and the end-to-end tests share for a project:
+/// files named in the request with no configuration adopted (with a note each), the
+/// catalog's assessment of what the goal asked for, and the products a flexible run must
+/// not drop. Callers add mode, listeners and interaction.
+pub fn run_spec(project: crate::runtime::Project) -> crate::runtime::session::RunSpec {
+    let (project, notes) = fusion::adopt_request_inputs(project);
+    let mut spec = crate::runtime::session::RunSpec::new(project);
+    spec.notes = notes;
+    spec.assess = Some(std::sync::Arc::new(assess));
+    spec.protected = Some(std::sync::Arc::new(protected));
+    spec
+}
+
 /// `(product name, why it is missing)` for each requested product that does not exist.
 pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
     let mut out = Vec::new();

@@ -19,7 +19,6 @@ use super::timeline::Timeline;
 use crate::llm::Settings;
 use crate::runtime::decide::Decide;
 use crate::runtime::events::Event;
-use crate::runtime::session::RunSpec;
 use crate::runtime::{Mode, Project, Registry};
 
 /// Makes the decider for a run from the current model settings (tests inject scripted ones).
@@ -233,9 +232,7 @@ impl StudioApp {
                 .push("Open a project first (File → Open project…).".into());
             return;
         };
-        let (project, notes) = crate::catalog::fusion::adopt_request_inputs(project);
-        let mut spec = RunSpec::new(project);
-        spec.notes = notes;
+        let mut spec = crate::catalog::run_spec(project);
         if let Some(d) = &self.runs_dir {
             spec.runs_dir = d.clone();
         }
@@ -244,7 +241,6 @@ impl StudioApp {
         } else {
             mode
         };
-        spec.assess = Some(Arc::new(crate::catalog::assess));
         spec.settings
             .insert("flexible".into(), self.settings.flexible.into());
         let model = self.model_settings();
