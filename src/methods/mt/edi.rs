@@ -252,7 +252,11 @@ pub fn edi_date(raw: &str) -> Option<(String, String)> {
         _ => return None,
     };
     let (m, d, how) = if a > 12 && b <= 12 {
-        (b, a, "DD/MM/YY (the first field exceeds 12, so it is a day)")
+        (
+            b,
+            a,
+            "DD/MM/YY (the first field exceeds 12, so it is a day)",
+        )
     } else {
         (a, b, "MM/DD/YY, the SEG EDI standard")
     };

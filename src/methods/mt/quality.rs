@@ -389,7 +389,10 @@ mod tests {
         let rot = [[th.cos(), -th.sin()], [th.sin(), th.cos()]];
         let te = Complex64::new(1.0, 1.0);
         let tm = Complex64::new(3.0, 1.0);
-        let z0 = [[Complex64::new(0.0, 0.0), te], [-tm, Complex64::new(0.0, 0.0)]];
+        let z0 = [
+            [Complex64::new(0.0, 0.0), te],
+            [-tm, Complex64::new(0.0, 0.0)],
+        ];
         let mut z = [[Complex64::new(0.0, 0.0); 2]; 2];
         for (i, zi) in z.iter_mut().enumerate() {
             for (j, zij) in zi.iter_mut().enumerate() {
@@ -411,11 +414,19 @@ mod tests {
             .find(|c| c.name == "dimensionality")
             .unwrap();
         assert_eq!(comp.score, None);
-        assert!(comp.note.starts_with("1D NOT defensible, mostly 2D"), "{}", comp.note);
+        assert!(
+            comp.note.starts_with("1D NOT defensible, mostly 2D"),
+            "{}",
+            comp.note
+        );
         assert!(comp.note.contains("strike 30°"), "{}", comp.note);
         assert_eq!(with.quality.score, without.quality.score);
         assert_eq!(with.quality.passed, without.quality.passed);
-        assert!(with.summary.contains("1D NOT defensible"), "{}", with.summary);
+        assert!(
+            with.summary.contains("1D NOT defensible"),
+            "{}",
+            with.summary
+        );
     }
 
     /// Water content per layer: one row per layer, the half-space bottom infinite, layers
