@@ -11,6 +11,7 @@
 
 pub mod gpr;
 pub mod gravmag;
+pub mod mt;
 
 use std::path::{Path, PathBuf};
 
@@ -178,6 +179,7 @@ pub type Writer = fn(&Truth, &Path) -> Result<Vec<(String, PathBuf)>, String>;
 /// Every method's example writer (each method adds its own).
 pub fn writers() -> Vec<(&'static str, Writer)> {
     vec![
+        ("mt", mt::write as Writer),
         ("gravmag", gravmag::write as Writer),
         ("gpr", gpr::write as Writer),
     ]

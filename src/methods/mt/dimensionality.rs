@@ -105,6 +105,73 @@ pub struct Dimensionality {
     pub sentence: String,
 }
 
+impl DimensionalityVerdict {
+    /// Short words for tables ("1D defensible", "mostly 2D", …).
+    pub fn word(self) -> &'static str {
+        match self {
+            DimensionalityVerdict::OneDDefensible => "1D defensible",
+            DimensionalityVerdict::TwoDDominant => "mostly 2D",
+            DimensionalityVerdict::ThreeDDominant => "mostly 3D",
+            DimensionalityVerdict::Mixed => "mixed",
+            DimensionalityVerdict::NotAssessable => "not assessable",
+        }
+    }
+
+    /// Whether a 1D interpretation is defensible (only [`DimensionalityVerdict::OneDDefensible`]).
+    pub fn one_d_defensible(self) -> bool {
+        self == DimensionalityVerdict::OneDDefensible
+    }
+}
+
+/// The median of the finite values of `v`, or NaN.
+fn finite_median(v: &[f64]) -> f64 {
+    let mut f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if f.is_empty() {
+        return f64::NAN;
+    }
+    f.sort_by(f64::total_cmp);
+    f[f.len() / 2]
+}
+
+impl Dimensionality {
+    /// Median |β| (phase-tensor skew angle, degrees; Caldwell et al. 2004 eq. 12) over the
+    /// periods where it could be computed; NaN when none.
+    pub fn median_abs_beta_deg(&self) -> f64 {
+        let a: Vec<f64> = self.pt_beta_deg.iter().map(|b| b.abs()).collect();
+        finite_median(&a)
+    }
+
+    /// Median Swift skew κ = |Zxx + Zyy| / |Zxy − Zyx| (Swift 1967) over the periods; NaN
+    /// when none.
+    pub fn median_swift_skew(&self) -> f64 {
+        finite_median(&self.swift_skew)
+    }
+
+    /// One sentence for a quality table: the verdict with the indicators it rests on
+    /// (phase-tensor skew, Swift skew, strike), then [`Dimensionality::sentence`].
+    pub fn note(&self) -> String {
+        if self.verdict == DimensionalityVerdict::NotAssessable {
+            return self.sentence.clone();
+        }
+        let strike = self
+            .strike_deg
+            .map(|s| format!(", strike {s:.0}° (±90°)"))
+            .unwrap_or_default();
+        format!(
+            "{}{}: median |β| {:.1}°, median Swift skew {:.2}{strike}. {}",
+            if self.verdict.one_d_defensible() {
+                ""
+            } else {
+                "1D NOT defensible, "
+            },
+            self.verdict.word(),
+            self.median_abs_beta_deg(),
+            self.median_swift_skew(),
+            self.sentence
+        )
+    }
+}
+
 /// The indicators of one tensor: (κ, Swift strike°, η, β°, α°, Φmax°, Φmin°, ellipticity).
 pub fn tensor_indicators(z: &Tensor) -> [f64; 8] {
     let (zxx, zxy, zyx, zyy) = (z[0][0], z[0][1], z[1][0], z[1][1]);

@@ -175,6 +175,12 @@ pub fn parse_edi(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
         .or_else(|| head.get("LON"))
         .and_then(|v| parse_degrees(v));
     tf.elevation_m = head.get("ELEV").and_then(|v| parse_f64(v));
+    if let Some(raw) = head.get("ACQDATE")
+        && let Some((date, note)) = edi_date(raw)
+    {
+        tf.acquired_date = Some(date);
+        tf.notes.push(note);
+    }
     let empty = head
         .get("EMPTY")
         .and_then(|v| parse_f64(v))
@@ -208,6 +214,64 @@ pub fn parse_edi(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
         ));
     }
     Ok(tf)
+}
+
+/// The acquisition date of an EDI `ACQDATE` as yyyy-mm-dd, with a note on how it was read.
+///
+/// The SEG EDI standard (1987) writes dates as MM/DD/YY; a first field above 12 can only be a
+/// day (read DD/MM, said so). Two-digit years below 70 are 20YY, others 19YY (said so).
+/// ISO `yyyy-mm-dd` is taken as written. Anything else gives `None`.
+pub fn edi_date(raw: &str) -> Option<(String, String)> {
+    let t = raw.trim().trim_matches('"');
+    let first = t.split_whitespace().next()?;
+    let valid = |y: i32, m: u32, d: u32| (1..=12).contains(&m) && (1..=31).contains(&d) && y > 0;
+    if first.len() >= 10 && first.as_bytes().get(4) == Some(&b'-') {
+        let parts: Vec<&str> = first.get(..10)?.split('-').collect();
+        if let [y, m, d] = parts.as_slice() {
+            let (y, m, d) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+            return valid(y, m, d).then(|| {
+                (
+                    format!("{y:04}-{m:02}-{d:02}"),
+                    format!("Acquisition date {y:04}-{m:02}-{d:02} from ACQDATE={t} (ISO)."),
+                )
+            });
+        }
+        return None;
+    }
+    let parts: Vec<&str> = first.split('/').collect();
+    let [a, b, c] = parts.as_slice() else {
+        return None;
+    };
+    let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+    let (y, two_digit) = match c.len() {
+        2 => {
+            let yy: i32 = c.parse().ok()?;
+            (if yy < 70 { 2000 + yy } else { 1900 + yy }, true)
+        }
+        4 => (c.parse().ok()?, false),
+        _ => return None,
+    };
+    let (m, d, how) = if a > 12 && b <= 12 {
+        (
+            b,
+            a,
+            "DD/MM/YY (the first field exceeds 12, so it is a day)",
+        )
+    } else {
+        (a, b, "MM/DD/YY, the SEG EDI standard")
+    };
+    if !valid(y, m, d) {
+        return None;
+    }
+    let century = if two_digit {
+        "; two-digit year taken as 20YY below 70, else 19YY"
+    } else {
+        ""
+    };
+    Some((
+        format!("{y:04}-{m:02}-{d:02}"),
+        format!("Acquisition date {y:04}-{m:02}-{d:02} from ACQDATE={t}, read as {how}{century}."),
+    ))
 }
 
 fn is_data_block(k: &str) -> bool {
@@ -829,6 +893,23 @@ mod tests {
                 .iter()
                 .any(|n| n.contains(">ZROT") && n.contains("ignored"))
         );
+    }
+
+    #[test]
+    fn acquisition_dates_follow_the_standard_and_say_how() {
+        // SEG EDI (1987): MM/DD/YY.
+        let (d, note) = edi_date("07/28/14").unwrap();
+        assert_eq!(d, "2014-07-28");
+        assert!(note.contains("MM/DD/YY") && note.contains("19YY"), "{note}");
+        assert_eq!(edi_date("08/17/14 04:58").unwrap().0, "2014-08-17");
+        // A first field above 12 can only be a day.
+        let (d, note) = edi_date("28/07/2014").unwrap();
+        assert_eq!(d, "2014-07-28");
+        assert!(note.contains("DD/MM"), "{note}");
+        assert_eq!(edi_date("1999-12-31T10:00").unwrap().0, "1999-12-31");
+        assert_eq!(edi_date("07/03/84").unwrap().0, "1984-07-03");
+        assert!(edi_date("13/13/14").is_none());
+        assert!(edi_date("yesterday").is_none());
     }
 
     #[test]

@@ -208,6 +208,15 @@ fn unit_scale(units: &str) -> Option<Complex64> {
     }
 }
 
+/// The `yyyy-mm-dd` at the start of an ISO 8601 time stamp, if it is one.
+fn iso_date_prefix(s: &str) -> Option<String> {
+    let d = s.trim().get(..10)?;
+    let b = d.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    (digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10))
+        .then(|| d.to_string())
+}
+
 /// Parse EMTF XML text.
 pub fn parse_emtf_xml(path: &Path, text: &str) -> Result<TransferFunction, ReadError> {
     if !text.contains("<EM_TF") {
@@ -334,6 +343,12 @@ pub fn parse_emtf_xml(path: &Path, text: &str) -> Result<TransferFunction, ReadE
                         Some("elevation") => tf.elevation_m = tf.elevation_m.or(v),
                         _ => {}
                     }
+                }
+                if parent.as_deref() == Some("start")
+                    && grand.as_deref() == Some("timeperiod")
+                    && tf.acquired_date.is_none()
+                {
+                    tf.acquired_date = iso_date_prefix(s);
                 }
                 if parent.as_deref() == Some("signconvention") {
                     sign_convention = Some(s.clone());

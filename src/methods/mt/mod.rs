@@ -233,6 +233,7 @@ pub fn tf_summary(tf: &TransferFunction) -> serde_json::Value {
         "latitude_deg": tf.latitude_deg,
         "longitude_deg": tf.longitude_deg,
         "elevation_m": tf.elevation_m,
+        "acquired_date": tf.acquired_date,
         "notes": tf.notes,
     })
 }

@@ -11,6 +11,10 @@
 //!   neither an estimate nor two curves to compare.
 //! * Plausibility: 100 − 200 × (share of layers outside 0.1–10⁵ Ω·m, the peer's
 //!   `RESISTIVITY_RANGE`).
+//! * Dimensionality: an **unscored** component (weight 0, no score) whose note states the
+//!   verdict from the phase tensor, Swift skew and strike
+//!   ([`super::dimensionality::Dimensionality::note`]); it never changes the score or the
+//!   pass, but the summary says when a 1D model is not defensible.
 
 use serde::{Deserialize, Serialize};
 
@@ -153,8 +157,18 @@ pub fn evaluate_mt_inversion(
             RESISTIVITY_RANGE_OHM_M.1
         ),
     );
+    // Unscored on purpose (the lead's decision): the verdict is stated beside the score and
+    // in the summary, but does not change the rubric's score or its pass.
+    let dim_comp = Component::unscored(
+        "dimensionality",
+        0.0,
+        dims.map_or_else(
+            || "not assessable: ρa/φ curves without an impedance tensor".to_string(),
+            Dimensionality::note,
+        ),
+    );
     let quality = Quality::from_components(
-        vec![fit, static_comp, plaus],
+        vec![fit, static_comp, plaus, dim_comp],
         Some(result.chi2),
         QUALITY_THRESHOLD,
     );
@@ -192,7 +206,7 @@ pub fn evaluate_mt_inversion(
         } else {
             String::new()
         },
-        dims.map(|d| format!(" {}", d.sentence)).unwrap_or_default()
+        dims.map(|d| format!(" {}", d.note())).unwrap_or_default()
     );
     MtEvaluation {
         site: site.to_string(),
@@ -354,6 +368,65 @@ mod tests {
         assert!(ev.quality.passed, "{:?}", ev.quality);
         assert_eq!(ev.quality.component("static_shift"), Some(100.0));
         assert_eq!(ev.quality.component("plausibility"), Some(100.0));
+    }
+
+    /// The dimensionality verdict is an unscored component (the lead's decision): a 2D tensor
+    /// (TE ≠ TM, strike 30°) gives "1D NOT defensible" in the component's note and in the
+    /// summary, while the score and the pass are exactly those without it.
+    #[test]
+    fn dimensionality_is_stated_but_not_scored() {
+        use crate::methods::mt::dimensionality::dimensionality;
+        use crate::methods::mt::tf::{TfFormat, TransferFunction};
+        use num_complex::Complex64;
+        let s = two_modes(1.0);
+        let r = invert_occam(&s, &OccamOptions::default(), None, None).unwrap();
+        let ind = static_shift_indicator(&s).unwrap();
+        let without = evaluate_mt_inversion("S", &r, Some(&ind), None);
+        // Rotate a 2D tensor diag-free [[0, te], [−tm, 0]] by 30°: Z' = R Z Rᵀ.
+        let mut tf = TransferFunction::empty(TfFormat::Edi);
+        tf.period_s = vec![0.01, 0.1, 1.0, 10.0];
+        let th = 30f64.to_radians();
+        let rot = [[th.cos(), -th.sin()], [th.sin(), th.cos()]];
+        let te = Complex64::new(1.0, 1.0);
+        let tm = Complex64::new(3.0, 1.0);
+        let z0 = [
+            [Complex64::new(0.0, 0.0), te],
+            [-tm, Complex64::new(0.0, 0.0)],
+        ];
+        let mut z = [[Complex64::new(0.0, 0.0); 2]; 2];
+        for (i, zi) in z.iter_mut().enumerate() {
+            for (j, zij) in zi.iter_mut().enumerate() {
+                for a in 0..2 {
+                    for b in 0..2 {
+                        *zij += rot[i][a] * z0[a][b] * rot[j][b];
+                    }
+                }
+            }
+        }
+        tf.z_mv_km_nt = Some(vec![z; 4]);
+        let d = dimensionality(&tf);
+        assert_eq!(d.verdict, DimensionalityVerdict::TwoDDominant);
+        let with = evaluate_mt_inversion("S", &r, Some(&ind), Some(&d));
+        let comp = with
+            .quality
+            .components
+            .iter()
+            .find(|c| c.name == "dimensionality")
+            .unwrap();
+        assert_eq!(comp.score, None);
+        assert!(
+            comp.note.starts_with("1D NOT defensible, mostly 2D"),
+            "{}",
+            comp.note
+        );
+        assert!(comp.note.contains("strike 30°"), "{}", comp.note);
+        assert_eq!(with.quality.score, without.quality.score);
+        assert_eq!(with.quality.passed, without.quality.passed);
+        assert!(
+            with.summary.contains("1D NOT defensible"),
+            "{}",
+            with.summary
+        );
     }
 
     /// Water content per layer: one row per layer, the half-space bottom infinite, layers

@@ -85,6 +85,10 @@ pub struct TransferFunction {
     pub longitude_deg: Option<f64>,
     /// Elevation in m.
     pub elevation_m: Option<f64>,
+    /// Acquisition date (yyyy-mm-dd) when the file states one (EDI `ACQDATE`, EMTF XML
+    /// `<TimePeriod><Start>`); how it was read is in the notes.
+    #[serde(default)]
+    pub acquired_date: Option<String>,
     /// What the reader noticed: rotations not applied, masked values, conventions.
     pub notes: Vec<String>,
 }
@@ -161,6 +165,7 @@ impl TransferFunction {
             latitude_deg: None,
             longitude_deg: None,
             elevation_m: None,
+            acquired_date: None,
             notes: Vec::new(),
         }
     }

@@ -8,6 +8,8 @@
 //!   user / partial / default; the reliability ratio and its verdict; defaults said loudly.
 //! * [`rng`]: the project's own xoshiro256** / SplitMix64 / Box–Muller generator, so that
 //!   seeded results do not depend on a crate's version.
+//! * [`config`]: the `petrophysical_params` setting as users write it → [`PetroPrior`] with
+//!   exact provenance ([`PetroConfig`]).
 //! * [`water_content_by_layer_csv`]: the `water_content_by_layer.csv` table of a layered model.
 //!
 //! How callers use it:
@@ -22,10 +24,12 @@
 //! // TDEM / MT: one resistivity per layer, every layer in region 0 (or one region per layer).
 //! ```
 
+pub mod config;
 pub mod monte_carlo;
 pub mod relations;
 pub mod rng;
 
+pub use config::{ParamSpec, PetroConfig, Relationship};
 pub use monte_carlo::{
     CellStatistics, DEFAULT_REALIZATIONS, DEFAULT_SEED, Distribution, MIN_REALIZATIONS,
     MonteCarloOptions, Param, ParamRange, PetroPrior, PriorSource, Reliability, UserPetroParams,
