@@ -4,7 +4,7 @@
 //! constraint). Each tool calls the functions of `methods::seismic`, the same ones the
 //! studio's seismic panel calls.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, anyhow, bail};
@@ -1036,6 +1036,7 @@ pub fn read_summary(path: &std::path::Path) -> Option<Result<serde_json::Value, 
 mod tests {
     use super::*;
     use serde_json::{Map, Value, json};
+    use std::path::PathBuf;
 
     fn tmp(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("hgx-cat-seismic-{name}-{}", std::process::id()));
