@@ -12,6 +12,7 @@
 pub mod gpr;
 pub mod gravmag;
 pub mod mt;
+pub mod seismic;
 
 use std::path::{Path, PathBuf};
 
@@ -179,6 +180,7 @@ pub type Writer = fn(&Truth, &Path) -> Result<Vec<(String, PathBuf)>, String>;
 /// Every method's example writer (each method adds its own).
 pub fn writers() -> Vec<(&'static str, Writer)> {
     vec![
+        ("seismic", seismic::write as Writer),
         ("mt", mt::write as Writer),
         ("gravmag", gravmag::write as Writer),
         ("gpr", gpr::write as Writer),

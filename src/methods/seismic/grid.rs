@@ -31,7 +31,7 @@ use super::data::{TravelTimes, interp_clamped};
 
 /// How to lay out the grid; `None` fields take the data-derived defaults above.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct GridOptions {
     /// Widest base column, m (default: half the median geophone spacing, at least span/800).
     /// Gaps between sensors are split further by `columns_per_gap`.

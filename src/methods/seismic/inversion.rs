@@ -89,7 +89,7 @@ pub enum Bounds {
 
 /// Settings of one inversion. Defaults follow pyGIMLi's `TravelTimeManager.invert`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct InversionParams {
     /// Regularisation strength λ (pyGIMLi default 20).
     pub lambda: f64,

@@ -36,7 +36,7 @@ use super::gather::ShotGather;
 
 /// Picking settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct PickParams {
     /// Running-mean window removed as drift, s.
     pub highpass_window_s: f64,
