@@ -633,6 +633,13 @@ mod tests {
             Some(crate::example::gravmag::NOISE_MGAL)
         );
         h.get_by_label("Run inversion").click();
+        // The click is taken in on the next frame, which starts the job.
+        h.step();
+        assert!(
+            h.state().0.job.is_some() || h.state().0.result.is_some(),
+            "Run inversion started nothing: {:?}",
+            h.state().0.error
+        );
         let t0 = Instant::now();
         while h.state().0.job.is_some() {
             assert!(
