@@ -9,7 +9,11 @@ fn main() {
     let dir = std::env::args()
         .nth(1)
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets").join("example"));
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("assets")
+                .join("example")
+        });
     match hydrogeo_studio::example::write_project(&dir) {
         Ok(file) => println!("wrote {}", file.display()),
         Err(e) => {

@@ -89,7 +89,9 @@ fn survey_dates(ctx: &RunContext) -> Vec<String> {
             for key in ["survey_dates", "survey_date"] {
                 match n.get(key) {
                     Some(serde_json::Value::String(s)) => out.push(s.clone()),
-                    Some(serde_json::Value::Array(a)) => out.extend(a.iter().filter_map(|v| v.as_str().map(str::to_string))),
+                    Some(serde_json::Value::Array(a)) => {
+                        out.extend(a.iter().filter_map(|v| v.as_str().map(str::to_string)))
+                    }
                     _ => {}
                 }
             }

@@ -178,7 +178,8 @@ pub fn writers() -> Vec<(&'static str, Writer)> {
 }
 
 /// The goal of the example project.
-pub const GOAL: &str = "Where is the water table, how did the plume change, and what is the water content?";
+pub const GOAL: &str =
+    "Where is the water table, how did the plume change, and what is the water content?";
 
 /// Write the whole example project into `dir`: every method's data, `truth.json`, and a
 /// `project.json` naming the data by role with the goal. Returns the project file.
@@ -190,7 +191,9 @@ pub fn write_project(dir: &Path) -> Result<PathBuf, String> {
         for (role, path) in write(&truth, dir).map_err(|e| format!("{method}: {e}"))? {
             let rel = Value::from(path.display().to_string());
             if role.ends_with("_files") {
-                let entry = inputs.entry(role).or_insert_with(|| Value::Array(Vec::new()));
+                let entry = inputs
+                    .entry(role)
+                    .or_insert_with(|| Value::Array(Vec::new()));
                 if let Value::Array(a) = entry {
                     a.push(rel);
                 }
@@ -216,11 +219,17 @@ pub fn write_project(dir: &Path) -> Result<PathBuf, String> {
             "gpr_velocity_m_per_ns": truth.gpr_velocity_m_per_ns
         }
     });
-    std::fs::write(dir.join("truth.json"), serde_json::to_string_pretty(&truth).map_err(|e| e.to_string())?)
-        .map_err(|e| format!("truth.json: {e}"))?;
+    std::fs::write(
+        dir.join("truth.json"),
+        serde_json::to_string_pretty(&truth).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| format!("truth.json: {e}"))?;
     let file = dir.join("project.json");
-    std::fs::write(&file, serde_json::to_string_pretty(&project).map_err(|e| e.to_string())?)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+    std::fs::write(
+        &file,
+        serde_json::to_string_pretty(&project).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| format!("{}: {e}", file.display()))?;
     Ok(file)
 }
 

@@ -353,13 +353,21 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
                 r.purpose,
                 r.decision,
                 r.status,
-                if r.error.is_empty() { String::new() } else { format!(" ({})", crate::runtime::offers::last_line(&r.error)) },
+                if r.error.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", crate::runtime::offers::last_line(&r.error))
+                },
                 r.folder.display()
             );
             let source = r.edited.as_deref().unwrap_or(&r.proposed);
             let _ = writeln!(out, "```python\n{}\n```\n", source.trim_end());
             if r.edited.is_some() {
-                let _ = writeln!(out, "You edited it before approving; the model's version was:\n\n```python\n{}\n```\n", r.proposed.trim_end());
+                let _ = writeln!(
+                    out,
+                    "You edited it before approving; the model's version was:\n\n```python\n{}\n```\n",
+                    r.proposed.trim_end()
+                );
             }
         }
     }
