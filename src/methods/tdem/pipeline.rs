@@ -13,6 +13,10 @@ use super::quality::resolved;
 use super::readers::{TdemFile, attach_geometry, read_geometry, read_tdem_file};
 use super::survey::{SurveyInversion, SurveySettings, invert_survey};
 use crate::methods::io::ReadError;
+use crate::methods::petro::{
+    LayerWaterContent, MonteCarloOptions, PetroError, PetroPrior, WaterContent, WaterContentInput,
+    layer_rows, water_content,
+};
 use crate::methods::quality::{
     Attempt, FitBand, MAX_ATTEMPTS, QUALITY_THRESHOLD, Quality, retry_lambda,
 };
@@ -38,6 +42,9 @@ pub enum PipelineError {
     /// A map could not be made.
     #[error(transparent)]
     Map(#[from] KrigingError),
+    /// The water-content conversion could not be made.
+    #[error(transparent)]
+    Petro(#[from] PetroError),
 }
 
 /// A TDEM file as loaded: the soundings (positions attached, systems filled in from the
@@ -803,6 +810,105 @@ pub fn plan_maps(inv: &TdemInversion, params: &TdemParams) -> Result<TdemMaps, P
     })
 }
 
+/// Water content per layer of every sounding's model (issue 8 item 4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TdemWaterContent {
+    /// One row per layer and sounding, top down, soundings in file order (the rows of
+    /// `water_content_by_layer.csv`).
+    pub rows: Vec<LayerWaterContent>,
+    /// Per row: whether the layer's top lies below its sounding's DOI (or the sounding has
+    /// none), so the layer is not resolved by the data and its water content is the prior's.
+    pub below_doi: Vec<bool>,
+    /// The Monte Carlo conversion of all layers together (prior, its source, reliability).
+    pub conversion: WaterContent,
+    /// What a reader must know (the conversion's notes first).
+    pub notes: Vec<String>,
+}
+
+impl TdemWaterContent {
+    /// `water_content_by_layer.csv` of the rows (`station_index` when there is more than
+    /// one sounding).
+    pub fn csv(&self) -> String {
+        crate::methods::petro::water_content_by_layer_csv(&self.rows)
+    }
+}
+
+/// Convert every layer of every sounding's model to volumetric water content θ = φ·S by
+/// petro's Monte Carlo over `prior` (Archie 1942, or Waxman & Smits 1968 when the prior has
+/// surface conduction; see [`crate::methods::petro::water_content`]). One conversion over all
+/// layers of all soundings, so the reliability ratio judges the whole survey. The station
+/// index is the sounding's index when there is more than one sounding.
+pub fn water_content_by_layer(
+    inv: &TdemInversion,
+    prior: &PetroPrior,
+    options: &MonteCarloOptions,
+) -> Result<TdemWaterContent, PipelineError> {
+    let rho: Vec<f64> = inv
+        .fits
+        .iter()
+        .flat_map(|f| f.model.rho_ohm_m.iter().copied())
+        .collect();
+    let input = WaterContentInput {
+        resistivity_ohm_m: &rho,
+        resistivity_sigma_ln: None,
+        region_of_cell: None,
+    };
+    let conversion = water_content(&input, std::slice::from_ref(prior), options)?;
+    let many = inv.fits.len() > 1;
+    let (mut rows, mut below_doi) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    for f in &inv.fits {
+        let n = f.model.rho_ohm_m.len();
+        let part = slice_conversion(&conversion, start, n);
+        let station = many.then_some(f.index);
+        for r in layer_rows(station, &f.model.thickness_m, &f.model.rho_ohm_m, &part) {
+            below_doi.push(f.doi_m.is_none_or(|d| r.depth_top_m >= d));
+            rows.push(r);
+        }
+        start += n;
+    }
+    let mut notes = conversion.notes.clone();
+    let n_below = below_doi.iter().filter(|b| **b).count();
+    if n_below > 0 {
+        notes.push(format!(
+            "{n_below} of {} layers lie below their sounding's depth of investigation: their \
+             resistivity, and so their water content, is not constrained by the data",
+            rows.len()
+        ));
+    }
+    notes.push(
+        "resistivity is taken as exact: the spread is the prior's only, not the inversion's"
+            .to_string(),
+    );
+    Ok(TdemWaterContent {
+        rows,
+        below_doi,
+        conversion,
+        notes,
+    })
+}
+
+/// The cells `start..start + n` of a conversion, for [`layer_rows`].
+fn slice_conversion(wc: &WaterContent, start: usize, n: usize) -> WaterContent {
+    // Invariant: `water_content` returns one value per input cell, and the callers' slices
+    // partition those cells, so `start + n` never exceeds the lengths.
+    let cut = |v: &[f64]| v[start..start + n].to_vec();
+    let stats = |c: &crate::methods::petro::CellStatistics| crate::methods::petro::CellStatistics {
+        mean: cut(&c.mean),
+        std: cut(&c.std),
+        p10: cut(&c.p10),
+        p50: cut(&c.p50),
+        p90: cut(&c.p90),
+    };
+    WaterContent {
+        n_cells: n,
+        water_content: stats(&wc.water_content),
+        saturation: stats(&wc.saturation),
+        clipped_share: cut(&wc.clipped_share),
+        ..wc.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -918,5 +1024,67 @@ mod tests {
         assert!(ev.why_kept.contains("no retry needed"), "{}", ev.why_kept);
         assert_eq!(ev.soundings.len(), 1);
         assert!(ev.soundings[0].resolved);
+    }
+    #[test]
+    fn water_content_per_layer_equals_archie_for_a_fixed_prior() {
+        // Langeoog, 15-layer Occam model; a prior with every parameter fixed (φ = 0.35,
+        // m = 1.3, n = 2, a = 1, ρw = 2 Ω·m, no surface conduction) makes the Monte Carlo
+        // exact: θ = φ·min(1, (a·ρw / (φ^m·ρ))^(1/n)) (Archie 1942), σ = 0. Tolerance 1e-12
+        // relative (floating-point order only).
+        use crate::methods::petro::{Distribution, Param};
+        let Some(ds) = langeoog() else {
+            crate::require_data!("tdem/TEMfastLangeoog.tem");
+            return;
+        };
+        let params = TdemParams {
+            n_layers: Some(15),
+            ..TdemParams::default()
+        };
+        let inv = invert_dataset(&ds, &params, None, &AtomicBool::new(false)).unwrap();
+        let fixed = |value| Param::user(Distribution::Fixed { value });
+        let prior = PetroPrior {
+            name: "sand".into(),
+            porosity: fixed(0.35),
+            cementation_m: fixed(1.3),
+            saturation_n: fixed(2.0),
+            tortuosity_a: fixed(1.0),
+            fluid_resistivity_ohm_m: fixed(2.0),
+            surface_conductivity_s_per_m: fixed(0.0),
+        };
+        let wc = water_content_by_layer(&inv, &prior, &MonteCarloOptions::default()).unwrap();
+        let model = &inv.fits[0].model;
+        assert_eq!(wc.rows.len(), 15);
+        assert_eq!(wc.below_doi.len(), 15);
+        let tops = model.top_depths_m();
+        for (i, r) in wc.rows.iter().enumerate() {
+            let rho = model.rho_ohm_m[i];
+            let s = (2.0 / (0.35f64.powf(1.3) * rho)).powf(0.5).min(1.0);
+            let theta = 0.35 * s;
+            assert!(
+                ((r.water_content_mean - theta) / theta).abs() < 1e-12,
+                "layer {i}: {} vs {theta}",
+                r.water_content_mean
+            );
+            assert!(r.water_content_std.abs() < 1e-12);
+            assert_eq!(r.station_index, None);
+            assert_eq!(r.depth_top_m, tops[i]);
+            assert_eq!(r.resistivity_ohm_m, rho);
+            let doi = inv.fits[0].doi_m.unwrap();
+            assert_eq!(wc.below_doi[i], tops[i] >= doi);
+        }
+        assert_eq!(wc.rows[14].depth_bottom_m, None);
+        // Both branches of the closed form are exercised: the lens (> 20 Ω·m) is below
+        // full saturation, the saline layers (< 5 Ω·m) are clipped to S = 1 (θ = φ).
+        let fresh = wc.rows.iter().find(|r| r.resistivity_ohm_m > 20.0).unwrap();
+        let salt = wc.rows.iter().find(|r| r.resistivity_ohm_m < 5.0).unwrap();
+        assert!(
+            fresh.water_content_mean < 0.3,
+            "{}",
+            fresh.water_content_mean
+        );
+        assert!((salt.water_content_mean - 0.35).abs() < 1e-12);
+        assert!(wc.csv().starts_with(
+            "depth_top_m,depth_bottom_m,resistivity_ohm_m,water_content_mean,water_content_std"
+        ));
     }
 }
