@@ -151,9 +151,10 @@ mod tests {
         for (s, truth_s) in ds.file.soundings.iter().zip(&snd) {
             assert_eq!(s.position.easting_m, Some(truth_s.x_m));
             assert_eq!(s.position.distance_m, Some(truth_s.x_m));
-            for g in 0..N_GATES {
+            assert_eq!(s.values.len(), N_GATES);
+            for (g, t) in times.iter().enumerate() {
                 // Times and values written with 7 significant digits: 1e-6 relative.
-                assert!((s.times_s[g] / times[g] - 1.0).abs() < 1e-6);
+                assert!((s.times_s[g] / t - 1.0).abs() < 1e-6);
                 assert!(
                     (s.values[g] / truth_s.noisy[g] - 1.0).abs() < 1e-6,
                     "{} gate {g}",
