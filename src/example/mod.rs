@@ -13,6 +13,7 @@ pub mod gpr;
 pub mod gravmag;
 pub mod mt;
 pub mod seismic;
+pub mod tdem;
 
 use std::path::{Path, PathBuf};
 
@@ -181,6 +182,7 @@ pub type Writer = fn(&Truth, &Path) -> Result<Vec<(String, PathBuf)>, String>;
 pub fn writers() -> Vec<(&'static str, Writer)> {
     vec![
         ("seismic", seismic::write as Writer),
+        ("tdem", tdem::write as Writer),
         ("mt", mt::write as Writer),
         ("gravmag", gravmag::write as Writer),
         ("gpr", gpr::write as Writer),

@@ -60,6 +60,15 @@ pub struct LineSounding {
     pub n_data: usize,
     /// Predicted data (the sounding's unit).
     pub predicted: Vec<f64>,
+    /// Times of the inverted gates [s].
+    #[serde(default)]
+    pub times_s: Vec<f64>,
+    /// Observed data at those gates (the sounding's unit).
+    #[serde(default)]
+    pub observed: Vec<f64>,
+    /// Standard deviations used (same unit).
+    #[serde(default)]
+    pub sigma: Vec<f64>,
     /// Depth of investigation.
     pub doi: Doi,
 }
@@ -294,6 +303,9 @@ pub fn invert_line(
                 n_data: d.n_data(),
                 doi: doi_christiansen_auken(&jac, &d.sigma, &thick, settings.smooth.doi_threshold),
                 predicted: pred,
+                times_s: d.times_s.clone(),
+                observed: d.observed.clone(),
+                sigma: d.sigma.clone(),
                 model: earth,
             }
         })

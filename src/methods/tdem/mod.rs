@@ -11,6 +11,8 @@
 //!   DOI; [`line`]: laterally constrained line inversion; [`survey`]: a whole file in one
 //!   call; [`quality`]: the verdict by the shared rubric; [`kriging`]: plan-view maps of
 //!   log10 ρ at chosen depths with the kriging σ.
+//! * [`params`]: the project's `tdem_params` (system, inversion, maps); [`pipeline`]: the
+//!   steps the catalog tools and the studio panel both call (load, invert, evaluate, map).
 
 pub mod analytic;
 pub mod data;
@@ -20,6 +22,8 @@ pub mod invert;
 pub mod kriging;
 pub mod linalg;
 pub mod line;
+pub mod params;
+pub mod pipeline;
 pub mod quality;
 pub mod readers;
 pub mod special;

@@ -21,7 +21,9 @@ pub const WEIGHTS: (f64, f64, f64) = (0.55, 0.25, 0.20);
 /// The physically plausible resistivity range [Ω·m] (peer studio `RESISTIVITY_RANGE`).
 pub const RHO_RANGE_OHM_M: (f64, f64) = (0.1, 1e5);
 
-fn resolved(model: &LayeredEarth, doi: &Doi) -> bool {
+/// Whether a model is resolved: its DOI reaches below the top of the fourth layer (or of
+/// the last, for fewer layers).
+pub fn resolved(model: &LayeredEarth, doi: &Doi) -> bool {
     let tops = model.top_depths_m();
     match (doi.doi_m, tops.get(3).or(tops.last())) {
         (Some(d), Some(t)) => d > *t,

@@ -42,6 +42,10 @@ pub struct TdemFile {
     pub soundings: Vec<Sounding>,
     /// File-level notes (what was assumed).
     pub notes: Vec<String>,
+    /// Survey dates the file states (`yyyy-mm-dd`, sorted, without repeats): the TEM-FAST
+    /// `Date:` header, the USF `DATE` key, or a year-first date in a table's file name.
+    #[serde(default)]
+    pub survey_dates: Vec<String>,
 }
 
 /// One row of a geometry table.
@@ -333,11 +337,22 @@ pub fn read_table(path: &Path, options: &ReadOptions) -> Result<TdemFile, ReadEr
     notes.push(
         "the system (loop, receiver, waveform) is not in a table: it must be given".to_string(),
     );
+    let survey_dates: Vec<String> = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(crate::methods::io::year_first_date)
+        .map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}"))
+        .into_iter()
+        .collect();
+    if let Some(d) = survey_dates.first() {
+        notes.push(format!("survey date {d} read from the file name"));
+    }
     Ok(TdemFile {
         format: TdemFormat::Table,
         format_guessed: !has_header,
         soundings,
         notes,
+        survey_dates,
     })
 }
 
@@ -378,16 +393,49 @@ pub fn read_temfast(path: &Path, options: &ReadOptions) -> Result<TdemFile, Read
         ));
     }
     let mut soundings = Vec::new();
+    let mut dates = Vec::new();
     for (b, &start) in starts.iter().enumerate() {
         let end = starts.get(b + 1).copied().unwrap_or(lines.len());
         soundings.push(read_temfast_block(path, &lines, start, end, options)?);
+        dates.extend(temfast_date(lines[start]));
     }
+    dates.sort();
+    dates.dedup();
     Ok(TdemFile {
         format: TdemFormat::TemFast,
         format_guessed: false,
         soundings,
         notes: vec![],
+        survey_dates: dates,
     })
+}
+
+/// The date of a TEM-FAST header line (`TEM-FAST 48 HPC/S2  Date: Fri Oct 12 03:23:31 2012`)
+/// as `yyyy-mm-dd`: the month is a name, so day and month cannot be confused.
+fn temfast_date(line: &str) -> Option<String> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let lower = line.to_ascii_lowercase();
+    let rest = &lower[lower.find("date")? + 4..];
+    let toks: Vec<&str> = rest
+        .split(|c: char| c.is_whitespace() || c == ':' || c == ',')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let (mi, month) = toks.iter().enumerate().find_map(|(i, t)| {
+        MONTHS
+            .iter()
+            .position(|m| t.starts_with(m))
+            .map(|m| (i, m + 1))
+    })?;
+    let day: u32 = toks.get(mi + 1)?.parse().ok()?;
+    let year: i32 = toks
+        .iter()
+        .filter_map(|t| t.parse::<i32>().ok())
+        .find(|y| (1950..=2100).contains(y))?;
+    (1..=31)
+        .contains(&day)
+        .then(|| format!("{year:04}-{month:02}-{day:02}"))
 }
 
 fn read_temfast_block(
@@ -645,11 +693,18 @@ pub fn read_usf(path: &Path, options: &ReadOptions) -> Result<TdemFile, ReadErro
             "no data block ('/END' followed by rows) found",
         ));
     }
+    let survey_dates: Vec<String> = keys
+        .get("DATE")
+        .and_then(|(v, _)| crate::methods::io::year_first_date(v))
+        .map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}"))
+        .into_iter()
+        .collect();
     Ok(TdemFile {
         format: TdemFormat::Usf,
         format_guessed: false,
         soundings,
         notes,
+        survey_dates,
     })
 }
 
@@ -1095,6 +1150,7 @@ pub fn summarize(path: &Path, file: &TdemFile) -> serde_json::Value {
         "n_gates_saturated": n_saturated,
         "n_gates_noise": n_noise,
         "soundings": soundings,
+        "survey_dates": file.survey_dates,
         "notes": file.notes,
     })
 }
@@ -1123,6 +1179,8 @@ mod tests {
         let s = &f.soundings[0];
         assert_eq!(s.n_gates(), 44);
         assert_eq!(s.name, "LANGEOOG");
+        // Header `Date:	Fri Oct 12 03:23:31 2012`.
+        assert_eq!(f.survey_dates, vec!["2012-10-12".to_string()]);
         assert!((s.times_s[0] - 4.06e-6).abs() < 1e-15);
         let sys = s.system.as_ref().unwrap();
         assert_eq!(sys.transmitter, LoopShape::Square { side_m: 50.0 });

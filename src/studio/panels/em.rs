@@ -1,9 +1,23 @@
-//! The Time-domain EM (TDEM) panel.
+//! The Time-domain EM (TDEM) panel: the method's inputs, products and figures (shared
+//! [`MethodView`]), and what a scientist needs to see of the soundings — decays on log–log
+//! axes (observed with their error bars' extent, modelled), the layered model with its depth
+//! of investigation, the settings with units — and a Run button that calls the same
+//! pipeline functions as the catalog tools (`load_dataset`, `invert_dataset`) on a [`Job`].
 
-use serde_json::Value;
+use std::path::PathBuf;
+
+use egui_plot::{HLine, Legend, Line, LineStyle, Plot, PlotPoints, Points};
+use serde_json::{Value, json};
 
 use super::method::{MethodSpec, MethodView};
 use super::{Panel, Shared};
+use crate::catalog::common::Held;
+use crate::catalog::keys;
+use crate::methods::tdem::params::TdemParams;
+use crate::methods::tdem::pipeline::{
+    SoundingFit, TdemDataset, TdemInversion, invert_dataset, load_dataset,
+};
+use crate::studio::job::Job;
 
 /// What this panel shows.
 pub const SPEC: MethodSpec = MethodSpec {
@@ -21,10 +35,277 @@ pub const SPEC: MethodSpec = MethodSpec {
     formats: "time,response CSV, time,snd1,snd2,… with a geometry table, TEM-FAST (.tem), Universal Sounding Format (.usf)",
 };
 
+/// The settings the panel lets one change before a run (the rest come from `tdem_params`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PanelSettings {
+    /// Layers of the smooth model including the half-space.
+    pub n_layers: usize,
+    /// Relative error floor, percent.
+    pub error_floor_percent: f64,
+}
+
+impl Default for PanelSettings {
+    fn default() -> Self {
+        PanelSettings {
+            n_layers: 30,
+            error_floor_percent: 3.0,
+        }
+    }
+}
+
+/// A run started from the panel: the data as loaded and the models.
+#[derive(Debug, Clone)]
+pub struct PanelRun {
+    /// The soundings as read.
+    pub dataset: TdemDataset,
+    /// The smooth models.
+    pub inversion: TdemInversion,
+}
+
 /// The Time-domain EM (TDEM) panel.
 #[derive(Debug, Default)]
 pub struct EmPanel {
     view: MethodView,
+    /// Settings for the next run.
+    pub settings: PanelSettings,
+    /// The sounding whose decay and model are drawn.
+    pub selected: usize,
+    job: Option<Job<PanelRun>>,
+    /// The last run started here (shown before the run's products).
+    pub last: Option<PanelRun>,
+    /// Why the last run failed.
+    pub error: Option<String>,
+    run_requested: bool,
+}
+
+/// The project's TDEM data file, geometry file and `tdem_params`, or why not.
+fn project_inputs(shared: &Shared) -> Result<(PathBuf, Option<PathBuf>, TdemParams), String> {
+    let p = shared
+        .project
+        .as_ref()
+        .ok_or("no project is open: open one with File → Open project…")?;
+    let ctx = p.context();
+    let data = ctx
+        .input_path("tdem_file")
+        .ok_or("the project names no TDEM file (input role tdem_file)")?;
+    let geometry = ctx.input_path("tdem_geometry_file");
+    let params = ctx
+        .params::<TdemParams>("tdem_params")
+        .map_err(|e| e.to_string())?;
+    Ok((data, geometry, params))
+}
+
+impl EmPanel {
+    /// The models to draw: the panel's own last run, else the run's `tdem_results`.
+    fn inversion(&self, shared: &Shared) -> Option<TdemInversion> {
+        if let Some(r) = &self.last {
+            return Some(r.inversion.clone());
+        }
+        let p = shared.shelf.get(keys::TDEM_RESULTS)?;
+        p.as_any()
+            .downcast_ref::<Held<TdemInversion>>()
+            .map(|h| h.value.clone())
+    }
+
+    /// Start the inversion on a background job with the panel's settings.
+    fn start(&mut self, ctx: &egui::Context, shared: &Shared) {
+        let (data, geometry, mut params) = match project_inputs(shared) {
+            Ok(x) => x,
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        };
+        params.n_layers = Some(self.settings.n_layers);
+        params.error_floor = Some(self.settings.error_floor_percent / 100.0);
+        self.error = None;
+        self.job = Some(Job::spawn(
+            ctx,
+            "TDEM inversion",
+            move |progress, cancel| {
+                progress(0.0, "reading the soundings");
+                let dataset =
+                    load_dataset(&data, geometry.as_deref(), &params).map_err(|e| e.to_string())?;
+                let inversion = invert_dataset(&dataset, &params, Some(progress), cancel)
+                    .map_err(|e| e.to_string())?;
+                Ok(PanelRun { dataset, inversion })
+            },
+        ));
+    }
+
+    fn settings_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let l = ui
+                .label("Layers")
+                .on_hover_text("Layers of the smooth model, the half-space included; log-spaced down to below the depth of investigation.");
+            ui.add(egui::DragValue::new(&mut self.settings.n_layers).range(3..=60))
+                .labelled_by(l.id);
+            let l = ui
+                .label("Error floor (%)")
+                .on_hover_text("Smallest relative standard deviation a gate is given (percent of its value).");
+            ui.add(
+                egui::DragValue::new(&mut self.settings.error_floor_percent)
+                    .range(0.5..=50.0)
+                    .speed(0.1),
+            )
+            .labelled_by(l.id);
+        });
+    }
+
+    fn run_ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
+        let running = self.job.as_ref().is_some_and(|j| j.result.is_none());
+        if ui
+            .add_enabled(!running, egui::Button::new("Run TDEM inversion"))
+            .on_hover_text("Read the soundings and invert them for smooth layered models (the same functions as the invert_tdem step).")
+            .clicked()
+            || (self.run_requested && !running)
+        {
+            self.run_requested = false;
+            let ctx = ui.ctx().clone();
+            self.start(&ctx, shared);
+        }
+        if let Some(job) = &mut self.job {
+            if job.poll() {
+                match job.result.take() {
+                    Some(Ok(run)) => {
+                        shared.messages.push(format!(
+                            "TDEM inversion: χ² {:.2} over {} sounding(s)",
+                            run.inversion.chi2(),
+                            run.inversion.fits.len()
+                        ));
+                        self.selected = self
+                            .selected
+                            .min(run.inversion.fits.len().saturating_sub(1));
+                        self.last = Some(run);
+                    }
+                    Some(Err(e)) => self.error = Some(e),
+                    None => {}
+                }
+                self.job = None;
+            } else {
+                job.ui(ui);
+            }
+        }
+        if let Some(e) = &self.error {
+            ui.colored_label(
+                egui::Color32::from_rgb(190, 60, 40),
+                format!("Run failed: {e}"),
+            );
+        }
+    }
+
+    fn plots_ui(&mut self, ui: &mut egui::Ui, inv: &TdemInversion) {
+        if inv.fits.is_empty() {
+            ui.label("The inversion produced no model (see the notes of the step).");
+            return;
+        }
+        self.selected = self.selected.min(inv.fits.len() - 1);
+        let names: Vec<String> = inv.fits.iter().map(|f| f.name.clone()).collect();
+        egui::ComboBox::from_label("Sounding")
+            .selected_text(names[self.selected].clone())
+            .show_ui(ui, |ui| {
+                for (i, n) in names.iter().enumerate() {
+                    ui.selectable_value(&mut self.selected, i, n);
+                }
+            });
+        let f = &inv.fits[self.selected];
+        ui.label(format!(
+            "{}: χ² {:.2}, RRMS {:.1} %, {} gates, DOI {}",
+            f.name,
+            f.chi2,
+            f.rrms_percent,
+            f.n_data,
+            f.doi_m
+                .map_or("not reached".into(), |d| format!("{d:.0} m"))
+        ));
+        ui.columns(2, |cols| {
+            decay_plot(&mut cols[0], f);
+            model_plot(&mut cols[1], f);
+        });
+    }
+}
+
+/// log10 of the positive values, paired with log10 t.
+fn log_points(t: &[f64], v: &[f64]) -> Vec<[f64; 2]> {
+    t.iter()
+        .zip(v)
+        .filter(|(t, v)| **t > 0.0 && **v > 0.0)
+        .map(|(t, v)| [t.log10(), v.log10()])
+        .collect()
+}
+
+fn pow10_label(mark: egui_plot::GridMark, _r: &std::ops::RangeInclusive<f64>) -> String {
+    format!("1e{:.1}", mark.value)
+}
+
+/// Observed (points, with ±σ as short vertical lines) and modelled (line) decay, log–log.
+fn decay_plot(ui: &mut egui::Ui, f: &SoundingFit) {
+    ui.label("Decay: observed (points) and modelled (line), log-log");
+    Plot::new(("tdem_decay", f.index))
+        .height(260.0)
+        .legend(Legend::default())
+        .x_axis_label("log10 time after turn-off (s)")
+        .y_axis_label("log10 response")
+        .x_axis_formatter(pow10_label)
+        .y_axis_formatter(pow10_label)
+        .show(ui, |p| {
+            p.points(
+                Points::new(
+                    "observed",
+                    PlotPoints::from(log_points(&f.times_s, &f.observed)),
+                )
+                .radius(3.0),
+            );
+            for ((t, o), s) in f.times_s.iter().zip(&f.observed).zip(&f.sigma) {
+                if *t > 0.0 && o - s > 0.0 {
+                    p.line(
+                        Line::new(
+                            "±σ",
+                            PlotPoints::from(vec![
+                                [t.log10(), (o - s).log10()],
+                                [t.log10(), (o + s).log10()],
+                            ]),
+                        )
+                        .color(egui::Color32::GRAY),
+                    );
+                }
+            }
+            p.line(Line::new(
+                "modelled",
+                PlotPoints::from(log_points(&f.times_s, &f.predicted)),
+            ));
+        });
+}
+
+/// The layered model as a step profile: log10 ρ against depth (drawn downwards), the DOI
+/// as a dashed horizontal line.
+fn model_plot(ui: &mut egui::Ui, f: &SoundingFit) {
+    ui.label("Layered model with depth of investigation");
+    let tops = f.model.top_depths_m();
+    let bottom = f
+        .doi_m
+        .map_or(tops.last().copied().unwrap_or(10.0) * 1.2, |d| d * 1.3)
+        .max(1.0);
+    let mut pts = Vec::new();
+    for (i, rho) in f.model.rho_ohm_m.iter().enumerate() {
+        let top = tops[i];
+        let bot = tops.get(i + 1).copied().unwrap_or(bottom.max(top * 1.05));
+        pts.push([rho.log10(), -top]);
+        pts.push([rho.log10(), -bot]);
+    }
+    Plot::new(("tdem_model", f.index))
+        .height(260.0)
+        .legend(Legend::default())
+        .x_axis_label("log10 resistivity (ohm m)")
+        .y_axis_label("depth (m)")
+        .x_axis_formatter(pow10_label)
+        .y_axis_formatter(|m, _| format!("{:.0}", -m.value))
+        .show(ui, |p| {
+            p.line(Line::new("model", PlotPoints::from(pts)));
+            if let Some(d) = f.doi_m {
+                p.hline(HLine::new("DOI", -d).style(LineStyle::dashed_loose()));
+            }
+        });
 }
 
 impl Panel for EmPanel {
@@ -41,14 +322,177 @@ impl Panel for EmPanel {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
-        self.view.ui(ui, &SPEC, shared);
+        egui::ScrollArea::vertical()
+            .id_salt("em_panel")
+            .show(ui, |ui| {
+                self.view.ui(ui, &SPEC, shared);
+                if MethodView::inputs(&SPEC, shared).is_empty() {
+                    return;
+                }
+                ui.separator();
+                ui.strong("Smooth 1D inversion");
+                self.settings_ui(ui);
+                self.run_ui(ui, shared);
+                match self.inversion(shared) {
+                    Some(inv) => self.plots_ui(ui, &inv),
+                    None => {
+                        ui.label("No models yet: press Run TDEM inversion.");
+                    }
+                }
+            });
     }
 
     fn describe(&self, shared: &Shared) -> Value {
-        MethodView::describe(&SPEC, shared)
+        let mut v = MethodView::describe(&SPEC, shared);
+        let inv = self.inversion(shared);
+        v["state"] = json!({
+            "n_layers": self.settings.n_layers,
+            "error_floor_percent": self.settings.error_floor_percent,
+            "running": self.job.is_some(),
+            "selected_sounding": self.selected,
+            "soundings": inv.as_ref().map(|i| i.fits.iter().map(|f| json!({
+                "name": f.name, "chi2": f.chi2, "doi_m": f.doi_m
+            })).collect::<Vec<_>>()),
+            "chi2": inv.as_ref().map(TdemInversion::chi2),
+            "error": self.error,
+        });
+        if let Some(a) = v["actions"].as_array_mut() {
+            a.push(json!({"name": "set_settings", "args": {"n_layers": "3–60", "error_floor_percent": "0.5–50"}, "desc": "Settings of the next panel run."}));
+            a.push(json!({"name": "select_sounding", "args": {"index": "0-based sounding index"}, "desc": "Which sounding's decay and model are drawn."}));
+            a.push(json!({"name": "run_inversion", "args": {}, "desc": "Invert the project's TDEM file with the panel's settings (background job; progress in the panel)."}));
+        }
+        v
     }
 
     fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
-        MethodView::apply(&SPEC, action, args, shared)
+        match action {
+            "set_settings" => {
+                if let Some(n) = args.get("n_layers") {
+                    let n = n.as_u64().filter(|n| (3..=60).contains(n)).ok_or_else(|| {
+                        format!("n_layers must be a whole number from 3 to 60, got {n}")
+                    })?;
+                    self.settings.n_layers = n as usize;
+                }
+                if let Some(e) = args.get("error_floor_percent") {
+                    let e = e
+                        .as_f64()
+                        .filter(|e| (0.5..=50.0).contains(e))
+                        .ok_or_else(|| format!("error_floor_percent must be 0.5–50, got {e}"))?;
+                    self.settings.error_floor_percent = e;
+                }
+                Ok(
+                    json!({"n_layers": self.settings.n_layers, "error_floor_percent": self.settings.error_floor_percent}),
+                )
+            }
+            "select_sounding" => {
+                let n = self.inversion(shared).map_or(0, |i| i.fits.len());
+                let i = args
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .map(|i| i as usize)
+                    .filter(|i| *i < n)
+                    .ok_or_else(|| format!("index must be a sounding index below {n}"))?;
+                self.selected = i;
+                Ok(json!({"selected_sounding": i}))
+            }
+            "run_inversion" => {
+                project_inputs(shared)?;
+                self.run_requested = true;
+                Ok(
+                    json!({"started": true, "note": "the inversion starts on the next frame; its progress shows in the EM panel"}),
+                )
+            }
+            _ => MethodView::apply(&SPEC, action, args, shared),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Project;
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+
+    fn shared_with_example(dir: &std::path::Path) -> Shared {
+        let truth = crate::example::Truth::default();
+        let roles = crate::example::tdem::write(&truth, dir).unwrap();
+        let mut inputs = serde_json::Map::new();
+        for (role, path) in &roles {
+            inputs.insert(role.clone(), json!(path));
+        }
+        let params: Value = serde_json::from_str(crate::example::tdem::TDEM_PARAMS).unwrap();
+        let text = json!({
+            "goal": "Image the deep conductor",
+            "inputs": inputs,
+            "config": {"tdem_params": params}
+        })
+        .to_string();
+        let file = dir.join("project.json");
+        Shared {
+            project: Some(Project::parse(&text, &file).unwrap()),
+            ..Shared::default()
+        }
+    }
+
+    #[test]
+    fn nothing_loaded_says_what_to_do() {
+        let mut h = Harness::builder()
+            .with_context_setup(crate::studio::setup_fonts)
+            .build_ui_state(
+                |ui, s: &mut (EmPanel, Shared)| s.0.ui(ui, &mut s.1),
+                (EmPanel::default(), Shared::default()),
+            );
+        h.run();
+        h.get_by_label_contains("No Time-domain EM (TDEM) data in this project");
+        assert!(h.query_by_label("Run TDEM inversion").is_none());
+    }
+
+    #[test]
+    fn run_inverts_the_example_on_a_job_and_draws_the_sounding() {
+        // The example's five soundings (src/example/tdem.rs) with 8 layers to keep it short:
+        // Run → job → models; the selector lists snd1…snd5 and the text names the χ².
+        let dir = tempfile::tempdir().unwrap();
+        let mut panel = EmPanel::default();
+        panel.settings.n_layers = 8;
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(1200.0, 1000.0))
+            .with_context_setup(crate::studio::setup_fonts)
+            .build_ui_state(
+                |ui, s: &mut (EmPanel, Shared)| s.0.ui(ui, &mut s.1),
+                (panel, shared_with_example(dir.path())),
+            );
+        h.run();
+        h.get_by_label("No models yet: press Run TDEM inversion.");
+        h.get_by_label("Run TDEM inversion").click();
+        let t0 = std::time::Instant::now();
+        while h.state().0.last.is_none() && h.state().0.error.is_none() {
+            assert!(t0.elapsed().as_secs() < 300, "the job did not finish");
+            h.step();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        h.run();
+        assert_eq!(h.state().0.error, None);
+        let inv = &h.state().0.last.as_ref().unwrap().inversion;
+        assert_eq!(inv.fits.len(), 5);
+        assert_eq!(inv.fits[0].model.n_layers(), 8);
+        let chi2 = inv.fits[0].chi2;
+        h.get_by_label_contains(&format!("snd1: χ² {chi2:.2}"));
+        // describe / apply drive the same state.
+        let (panel, shared) = h.state_mut();
+        panel
+            .apply("select_sounding", &json!({"index": 2}), shared)
+            .unwrap();
+        assert!(
+            panel
+                .apply("select_sounding", &json!({"index": 9}), shared)
+                .is_err()
+        );
+        let d = panel.describe(shared);
+        assert_eq!(d["state"]["selected_sounding"], 2);
+        assert_eq!(d["state"]["soundings"].as_array().unwrap().len(), 5);
+        h.run();
+        let chi2 = h.state().0.last.as_ref().unwrap().inversion.fits[2].chi2;
+        h.get_by_label_contains(&format!("snd3: χ² {chi2:.2}"));
     }
 }
