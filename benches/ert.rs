@@ -80,3 +80,31 @@ fn jacobian(b: divan::Bencher) {
     let Some(p) = PROBLEM.as_ref() else { return };
     b.bench(|| p.op.jacobian(divan::black_box(&p.rho)).expect("jacobian"));
 }
+
+/// The whole inversion as pyGIMLi's anchor times it (`ERTManager.invert`, meshing included):
+/// read nothing (the survey is in memory), build the parameter mesh, the forward operator,
+/// and run Gauss–Newton with λ = 20 from the median ρa to χ² ≤ 1.
+#[divan::bench(sample_count = 5)]
+fn inversion(b: divan::Bencher) {
+    use hydrogeo_studio::methods::ert::inversion::{InversionParams, invert_survey};
+    let Some(path) = hydrogeo_studio::field_data::bench("ert_dd48.dat") else {
+        return;
+    };
+    let s = read_survey(&path, Instrument::Auto).expect("bench file reads");
+    let params = InversionParams {
+        mesh: Some(params()),
+        ..Default::default()
+    };
+    let flag = std::sync::atomic::AtomicBool::new(false);
+    b.bench(|| {
+        let mut quiet = |_: f64, _: &str| {};
+        let r = invert_survey(&s, &params, &[], &mut quiet, &flag).expect("inversion");
+        assert!(
+            r.chi2 <= 1.1 && r.n_cells >= 850,
+            "χ² {} with {} cells",
+            r.chi2,
+            r.n_cells
+        );
+        r.chi2
+    });
+}

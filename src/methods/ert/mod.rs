@@ -10,6 +10,7 @@
 //! * [`mesh`]: 2D triangle meshes with topography, electrode refinement, padded boundary,
 //!   and interface polylines.
 //! * [`fem`]: the 2.5D finite-element forward operator and the adjoint Jacobian.
+//! * [`inversion`]: Gauss–Newton inversion of one survey, data preparation, coverage.
 //! * [`sounding`]: the 1D layered-earth response by a Hankel digital filter.
 
 // Numerical kernels index several parallel arrays (nodes, element matrices, columns) by
@@ -18,6 +19,7 @@
 
 pub mod bessel;
 pub mod fem;
+pub mod inversion;
 pub mod mesh;
 pub mod qc;
 pub mod quadrature;
