@@ -160,6 +160,11 @@ pub struct InversionParams {
     pub min_relative_error: f64,
     /// Average normal and reciprocal measurements into one datum.
     pub merge_reciprocals: bool,
+    /// Outlier rejection: after a first inversion, data whose normalised residual
+    /// |ln ρa_obs − ln ρa_pred|/ε exceeds this many robust standard deviations
+    /// (1.4826·median) and 3 are removed (at most 10 % of the data) and the inversion is run
+    /// again; 0 = off.
+    pub outlier_threshold: f64,
     /// Normal equations solver.
     pub solver: Solver,
     /// Parameter mesh; `None` = [`default_mesh_params`].
@@ -187,6 +192,7 @@ impl Default for InversionParams {
             absolute_error_v: 0.0,
             min_relative_error: 0.01,
             merge_reciprocals: true,
+            outlier_threshold: 0.0,
             solver: Solver::Auto,
             mesh: None,
         }
@@ -225,6 +231,12 @@ impl InversionParams {
             return bad(format!(
                 "min_relative_error = {} (0 ≤ e < 1)",
                 self.min_relative_error
+            ));
+        }
+        if !(self.outlier_threshold >= 0.0) {
+            return bad(format!(
+                "outlier_threshold = {} (≥ 0; 0 = off)",
+                self.outlier_threshold
             ));
         }
         if !(self.lower_ohm_m >= 0.0) {
@@ -1014,7 +1026,7 @@ pub fn rrms_percent(obs: &[f64], pred: &[f64]) -> f64 {
 }
 
 /// ln |ρa| of the forward response of parameter resistivities `rho`.
-fn log_response(op: &ForwardOperator, rho: &[f64]) -> Result<Vec<f64>, ForwardError> {
+pub(crate) fn log_response(op: &ForwardOperator, rho: &[f64]) -> Result<Vec<f64>, ForwardError> {
     Ok(op
         .response(rho)?
         .rhoa_ohm_m
@@ -1119,6 +1131,24 @@ fn solve_direct(
 ) -> Result<Vec<f64>, InversionError> {
     use faer::linalg::solvers::Solve;
     let n = g.len();
+    let a = normal_matrix(jw, reg, lambda, 0.0)?;
+    let llt = a
+        .llt(faer::Side::Lower)
+        .map_err(|e| InversionError::Solve(format!("Cholesky failed: {e:?}")))?;
+    let mut b = faer::Mat::<f64>::from_fn(n, 1, |i, _| g[i]);
+    llt.solve_in_place(&mut b);
+    Ok((0..n).map(|i| b[(i, 0)]).collect())
+}
+
+/// The dense normal matrix J_wᵀJ_w + λR + `extra_diag`·I (faer; JᵀJ by a parallel GEMM),
+/// with a relative ridge of 1e-10 so a direction nothing constrains cannot make it singular.
+pub(crate) fn normal_matrix(
+    jw: &Array2<f64>,
+    reg: &Regularisation,
+    lambda: f64,
+    extra_diag: f64,
+) -> Result<faer::Mat<f64>, InversionError> {
+    let n = jw.ncols();
     let mut a = faer::Mat::<f64>::zeros(n, n);
     let owned;
     let jv = match faer_view(jw) {
@@ -1137,7 +1167,7 @@ fn solve_direct(
         faer::Par::rayon(0),
     );
     for i in 0..n {
-        a[(i, i)] += lambda * reg.alpha_s;
+        a[(i, i)] += lambda * reg.alpha_s + extra_diag;
     }
     for &(i, j, w) in &reg.constraints {
         let t = lambda * w * w;
@@ -1151,12 +1181,7 @@ fn solve_direct(
     for i in 0..n {
         a[(i, i)] += ridge;
     }
-    let llt = a
-        .llt(faer::Side::Lower)
-        .map_err(|e| InversionError::Solve(format!("Cholesky failed: {e:?}")))?;
-    let mut b = faer::Mat::<f64>::from_fn(n, 1, |i, _| g[i]);
-    llt.solve_in_place(&mut b);
-    Ok((0..n).map(|i| b[(i, 0)]).collect())
+    Ok(a)
 }
 
 /// Solve (J_wᵀJ_w + λR) x = g by Jacobi-preconditioned conjugate gradients, relative residual
@@ -1184,14 +1209,15 @@ fn solve_cg(
         let rp = reg.apply(p);
         (0..n).map(|i| jtjp[i] + lambda * rp[i]).collect()
     };
-    Ok(pcg(&apply, &pre, g, 1e-6, 2 * n.max(10)))
+    let precond = |r: &[f64]| -> Vec<f64> { r.iter().zip(&pre).map(|(r, p)| r * p).collect() };
+    Ok(pcg(&apply, &precond, g, 1e-6, 2 * n.max(10)))
 }
 
 /// Preconditioned conjugate gradients for A x = b (A symmetric positive definite given by
-/// `apply`, diagonal preconditioner `pre` = 1/diag); Hestenes & Stiefel (1952).
+/// `apply`, preconditioner z = M⁻¹ r given by `precond`); Hestenes & Stiefel (1952).
 pub(crate) fn pcg(
     apply: &dyn Fn(&[f64]) -> Vec<f64>,
-    pre: &[f64],
+    precond: &dyn Fn(&[f64]) -> Vec<f64>,
     b: &[f64],
     rtol: f64,
     max_iter: usize,
@@ -1204,7 +1230,7 @@ pub(crate) fn pcg(
     if bn == 0.0 {
         return x;
     }
-    let mut z: Vec<f64> = r.iter().zip(pre).map(|(r, p)| r * p).collect();
+    let mut z = precond(&r);
     let mut p = z.clone();
     let mut rz = dot(&r, &z);
     for _ in 0..max_iter {
@@ -1221,7 +1247,7 @@ pub(crate) fn pcg(
         if dot(&r, &r).sqrt() <= rtol * bn {
             break;
         }
-        z = r.iter().zip(pre).map(|(r, p)| r * p).collect();
+        z = precond(&r);
         let rz_new = dot(&r, &z);
         let beta = rz_new / rz;
         rz = rz_new;
@@ -1550,9 +1576,81 @@ pub fn invert_survey(
         ));
     }
     let mut res = invert_on(&disc, &ds, &obs, params, progress, cancel)?;
+    if params.outlier_threshold > 0.0 {
+        let keep = outlier_mask(
+            &res.rhoa_obs_ohm_m,
+            &res.rhoa_pred_ohm_m,
+            &ds.err,
+            params.outlier_threshold,
+        );
+        let n_out = keep.iter().filter(|k| !**k).count();
+        if n_out > 0 {
+            progress(0.5, &format!("{n_out} outliers removed; inverting again"));
+            let first_chi2 = res.chi2;
+            ds.retain(&keep);
+            ds.dropped
+                .push(("outlier after a first inversion".into(), n_out));
+            let k: Vec<f64> = disc
+                .op
+                .geometric_factors()
+                .iter()
+                .zip(&keep)
+                .filter(|p| *p.1)
+                .map(|p| *p.0)
+                .collect();
+            let mesh_params = params.mesh.clone().unwrap_or_else(|| {
+                default_mesh_params(
+                    positions.len(),
+                    auto_para_depth_m(&positions, &survey.quadrupoles),
+                )
+            });
+            let disc2 = discretise(
+                &positions,
+                &survey.topography,
+                &ds.quadrupoles,
+                &mesh_params,
+                interfaces,
+                params.z_weight,
+                Some(k),
+            )?;
+            let obs2 = Observed {
+                rhoa: observed_rhoa(&ds, disc2.op.geometric_factors()),
+                err: ds.err.clone(),
+            };
+            res = invert_on(&disc2, &ds, &obs2, params, progress, cancel)?;
+            notes.push(format!(
+                "outlier rejection: {n_out} data with a normalised residual above {} robust standard deviations removed after a first inversion (χ² {first_chi2:.2}); the inversion was run again",
+                params.outlier_threshold
+            ));
+        } else {
+            notes.push(format!(
+                "outlier rejection: no datum above {} robust standard deviations",
+                params.outlier_threshold
+            ));
+        }
+    }
     res.notes.splice(0..0, notes);
     res.seconds = t0.elapsed().as_secs_f64();
     Ok(res)
+}
+
+/// Which data to keep after an inversion: `false` for a normalised residual
+/// r_i = |ln(obs_i/pred_i)|/ε_i above max(`threshold`·1.4826·median r, 3) (a robust
+/// standard deviation; Rousseeuw & Croux 1993), at most the 10 % largest.
+pub fn outlier_mask(obs: &[f64], pred: &[f64], err: &[f64], threshold: f64) -> Vec<bool> {
+    let r: Vec<f64> = (0..obs.len())
+        .map(|i| ((obs[i] / pred[i]).ln() / err[i]).abs())
+        .collect();
+    let sigma = 1.4826 * median(&r);
+    let limit = (threshold * sigma).max(3.0);
+    let mut idx: Vec<usize> = (0..r.len()).filter(|&i| !(r[i] <= limit)).collect();
+    idx.sort_by(|&a, &b| r[b].total_cmp(&r[a]));
+    idx.truncate(r.len() / 10);
+    let mut keep = vec![true; r.len()];
+    for i in idx {
+        keep[i] = false;
+    }
+    keep
 }
 
 /// Notes about the survey worth repeating with the inversion.

@@ -11,6 +11,8 @@
 //!   and interface polylines.
 //! * [`fem`]: the 2.5D finite-element forward operator and the adjoint Jacobian.
 //! * [`inversion`]: Gauss–Newton inversion of one survey, data preparation, coverage.
+//! * [`timelapse`]: simultaneous (4D), difference, ratio and independent time-lapse inversion.
+//! * [`rng`]: a seeded normal random number generator (noise, test data).
 //! * [`sounding`]: the 1D layered-earth response by a Hankel digital filter.
 
 // Numerical kernels index several parallel arrays (nodes, element matrices, columns) by
@@ -24,8 +26,10 @@ pub mod mesh;
 pub mod qc;
 pub mod quadrature;
 pub mod readers;
+pub mod rng;
 pub mod sounding;
 pub mod survey;
+pub mod timelapse;
 
 pub use readers::{Instrument, read_survey};
 pub use survey::{Electrode, Format, Quadrupole, Survey, SurveySet, SurveyTime};
