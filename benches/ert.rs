@@ -108,3 +108,21 @@ fn inversion(b: divan::Bencher) {
         r.chi2
     });
 }
+
+/// One Gauss–Newton solve of the benchmark size: JᵀJ (1035 × 882) by GEMM, the smoothness
+/// terms and the Cholesky solve.
+#[divan::bench(sample_count = 5)]
+fn normal_equations(b: divan::Bencher) {
+    use hydrogeo_studio::methods::ert::inversion::{Regularisation, Solver, gn_step_public};
+    let Some(p) = PROBLEM.as_ref() else { return };
+    let (_, jac) = p.op.jacobian(&p.rho).expect("jacobian");
+    let n = jac.ncols();
+    let reg = Regularisation {
+        constraints: (0..n - 1).map(|i| (i, i + 1, 1.0)).collect(),
+        alpha_s: 0.0,
+        m_ref: vec![0.0; n],
+    };
+    let rw = vec![0.1; jac.nrows()];
+    let m = vec![0.0; n];
+    b.bench(|| gn_step_public(&jac, &rw, &reg, 20.0, &m, Solver::Direct).expect("solve"));
+}

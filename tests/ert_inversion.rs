@@ -146,3 +146,49 @@ fn explore() {
         )
     );
 }
+
+#[test]
+fn evaluation_retries_an_underfit_model_with_half_the_lambda() {
+    // gallery.dat at pyGIMLi's default λ = 20 on our default mesh stops at χ² ≈ 2.1
+    // (underfit: data-fit score 60 − 10·(χ² − 1.5) < 60, so it fails); the evaluation inverts
+    // again with λ = 10 (quality::retry_lambda), which fits (χ² < 1.5), and keeps that one.
+    use hydrogeo_studio::methods::ert::evaluation::{EvaluationSettings, evaluate};
+    let p = hydrogeo_studio::require_data!("ert/gimli/gallery.dat");
+    let s = read_survey(&p, Instrument::Auto).unwrap();
+    let flag = AtomicBool::new(false);
+    let params = InversionParams::default();
+    let mut pr = quiet();
+    let first = invert_survey(&s, &params, &[], &mut pr, &flag).unwrap();
+    let q0 = hydrogeo_studio::methods::ert::evaluation::Assessable::assess(&first, 70.0);
+    assert!(
+        first.chi2 > 1.5 && !q0.passed,
+        "χ² {} score {}",
+        first.chi2,
+        q0.score
+    );
+    let ev = evaluate(
+        first,
+        params.lambda,
+        &EvaluationSettings::default(),
+        |lambda| {
+            let mut pr = quiet();
+            invert_survey(
+                &s,
+                &InversionParams {
+                    lambda,
+                    ..params.clone()
+                },
+                &[],
+                &mut pr,
+                &flag,
+            )
+        },
+    )
+    .unwrap();
+    println!("{} | {:?}", ev.why_kept, ev.attempts);
+    assert_eq!(ev.attempts[0].lambda, 20.0);
+    assert_eq!(ev.attempts[1].lambda, 10.0);
+    assert!(ev.replaced && ev.attempts[1].kept);
+    assert!(ev.kept.chi2 <= 1.5 && ev.quality.passed, "{:?}", ev.quality);
+    assert!(ev.quality.component("plausibility").unwrap() >= 70.0);
+}

@@ -1111,6 +1111,19 @@ pub(crate) fn gn_step(
     Ok((x, g))
 }
 
+/// The Gauss–Newton step for benchmarks and tests: (Δm, gradient) for a weighted Jacobian
+/// `jw` and weighted residual `rw` (see [`InversionResult`]'s module docs).
+pub fn gn_step_public(
+    jw: &Array2<f64>,
+    rw: &[f64],
+    reg: &Regularisation,
+    lambda: f64,
+    m: &[f64],
+    solver: Solver,
+) -> Result<(Vec<f64>, Vec<f64>), InversionError> {
+    gn_step(jw, rw, reg, lambda, m, solver)
+}
+
 /// A faer view of a column-major ndarray matrix.
 fn faer_view(a: &Array2<f64>) -> Option<faer::MatRef<'_, f64>> {
     let (r, c) = a.dim();

@@ -11,6 +11,7 @@
 //!   and interface polylines.
 //! * [`fem`]: the 2.5D finite-element forward operator and the adjoint Jacobian.
 //! * [`inversion`]: Gauss–Newton inversion of one survey, data preparation, coverage.
+//! * [`evaluation`]: the quality rubric for ERT models and the λ retries.
 //! * [`timelapse`]: simultaneous (4D), difference, ratio and independent time-lapse inversion.
 //! * [`rng`]: a seeded normal random number generator (noise, test data).
 //! * [`sounding`]: the 1D layered-earth response by a Hankel digital filter.
@@ -20,6 +21,7 @@
 #![allow(clippy::needless_range_loop, clippy::type_complexity)]
 
 pub mod bessel;
+pub mod evaluation;
 pub mod fem;
 pub mod inversion;
 pub mod mesh;
