@@ -80,6 +80,28 @@ pub fn not_delivered(ctx: &RunContext) -> Vec<NotDelivered> {
     out
 }
 
+/// Survey dates the products carry (`survey_dates` or `survey_date` among their key numbers).
+fn survey_dates(ctx: &RunContext) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in ctx.artifact_keys() {
+        if let Some(p) = ctx.product(&k) {
+            let n = p.key_numbers();
+            for key in ["survey_dates", "survey_date"] {
+                match n.get(key) {
+                    Some(serde_json::Value::String(s)) => out.push(s.clone()),
+                    Some(serde_json::Value::Array(a)) => {
+                        out.extend(a.iter().filter_map(|v| v.as_str().map(str::to_string)))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
@@ -114,7 +136,7 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default()
             }),
-        survey_dates: Vec::new(),
+        survey_dates: survey_dates(ctx),
         model_text: Vec::new(),
     };
     let files = report::write(ctx, &input, &dir)?;

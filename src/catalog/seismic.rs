@@ -7,6 +7,6 @@ use crate::runtime::Registry;
 pub fn register(_reg: &mut Registry) {}
 
 /// A JSON summary of a seismic data file, or `None` when it is not one.
-pub fn read_summary(_path: &std::path::Path) -> Option<Result<serde_json::Value, ReadError>> {
-    None
+pub fn read_summary(path: &std::path::Path) -> Option<Result<serde_json::Value, ReadError>> {
+    crate::methods::seismic::read_summary(path)
 }

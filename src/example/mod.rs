@@ -9,7 +9,10 @@
 //! gentle slope; depth is measured down from the surface. For the map methods (gravity) the
 //! line runs along y = 0 of a local grid.
 
+use std::path::{Path, PathBuf};
+
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
 
 /// Survey dates of the four ERT surveys (year-first, as the file names carry them).
 pub const SURVEY_DATES: [&str; 4] = ["2024-05-01", "2024-06-01", "2024-07-01", "2024-08-01"];
@@ -163,6 +166,71 @@ impl Truth {
         let s = (rw / (phi.powf(m) * rho_ohm_m)).powf(1.0 / n).min(1.0);
         phi * s
     }
+}
+
+/// Writes one method's example data into a project folder; returns (input role, path
+/// relative to the folder) pairs for `project.json`.
+pub type Writer = fn(&Truth, &Path) -> Result<Vec<(String, PathBuf)>, String>;
+
+/// Every method's example writer (each method adds its own).
+pub fn writers() -> Vec<(&'static str, Writer)> {
+    vec![]
+}
+
+/// The goal of the example project.
+pub const GOAL: &str =
+    "Where is the water table, how did the plume change, and what is the water content?";
+
+/// Write the whole example project into `dir`: every method's data, `truth.json`, and a
+/// `project.json` naming the data by role with the goal. Returns the project file.
+pub fn write_project(dir: &Path) -> Result<PathBuf, String> {
+    let truth = Truth::default();
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut inputs = Map::new();
+    for (method, write) in writers() {
+        for (role, path) in write(&truth, dir).map_err(|e| format!("{method}: {e}"))? {
+            let rel = Value::from(path.display().to_string());
+            if role.ends_with("_files") {
+                let entry = inputs
+                    .entry(role)
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(a) = entry {
+                    a.push(rel);
+                }
+            } else {
+                inputs.insert(role, rel);
+            }
+        }
+    }
+    let (phi, m, n, rw) = truth.archie;
+    let project = json!({
+        "goal": GOAL,
+        "inputs": inputs,
+        "config": {
+            "site": truth.site,
+            "petrophysical_params": {
+                "relationship": "archie",
+                "porosity": [phi, 0.03],
+                "cementation_exponent_m": [m, 0.1],
+                "saturation_exponent_n": [n, 0.1],
+                "fluid_resistivity_ohm_m": [rw, 2.0],
+                "source": "laboratory measurements on core from the site (synthetic example)"
+            },
+            "gpr_velocity_m_per_ns": truth.gpr_velocity_m_per_ns
+        }
+    });
+    std::fs::write(
+        dir.join("truth.json"),
+        serde_json::to_string_pretty(&truth).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| format!("truth.json: {e}"))?;
+    let file = dir.join("project.json");
+    std::fs::write(
+        &file,
+        serde_json::to_string_pretty(&project).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(file)
 }
 
 #[cfg(test)]

@@ -119,7 +119,7 @@ impl ChatMessage {
     }
 }
 
-/// "U A[c1] R(c1) A" — the shape of a record, for tests and logs.
+/// `U A[c1] R(c1) A` — the shape of a record, for tests and logs.
 pub fn shape(messages: &[ChatMessage]) -> String {
     messages
         .iter()

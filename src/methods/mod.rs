@@ -10,4 +10,5 @@ pub mod mt;
 pub mod petro;
 pub mod quality;
 pub mod seismic;
+pub mod simd;
 pub mod tdem;

@@ -333,6 +333,45 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
         out.push('\n');
     }
 
+    // Code that ran (or was offered), with its source.
+    if !ctx.scripts.is_empty() {
+        let _ = writeln!(out, "## Generated code\n");
+        for r in &ctx.scripts {
+            let who = match r.by {
+                AnsweredBy::User => "you",
+                AnsweredBy::Default => "nobody (the default)",
+            };
+            let _ = writeln!(
+                out,
+                "### {} {} — {}\n\n{}\n\nDecision: **{}** by {who}. Outcome: {}{}. Kept in `{}`.\n",
+                match r.kind.as_str() {
+                    "reader" => "Reader",
+                    _ => "Script",
+                },
+                r.n,
+                r.status,
+                r.purpose,
+                r.decision,
+                r.status,
+                if r.error.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", crate::runtime::offers::last_line(&r.error))
+                },
+                r.folder.display()
+            );
+            let source = r.edited.as_deref().unwrap_or(&r.proposed);
+            let _ = writeln!(out, "```python\n{}\n```\n", source.trim_end());
+            if r.edited.is_some() {
+                let _ = writeln!(
+                    out,
+                    "You edited it before approving; the model's version was:\n\n```python\n{}\n```\n",
+                    r.proposed.trim_end()
+                );
+            }
+        }
+    }
+
     // Warnings.
     if !ctx.warnings.is_empty() {
         let _ = writeln!(out, "## Warnings\n");

@@ -1,0 +1,391 @@
+//! The verdict on an MT inversion with the shared rubric ([`crate::methods::quality`]), and
+//! water content per layer through [`crate::methods::petro`].
+//!
+//! Components and weights (peer-studio §3.1, MT row): data fit 0.60 (from χ² = RMS²),
+//! static shift 0.20, plausibility 0.20.
+//!
+//! * Static shift: f the largest factor among the estimated shifts (and, with two curves,
+//!   the ratio of their shifts, which is what the data resolve) and the data-based xy/yx
+//!   indicator; 100 while |log10 f| ≤ log10 2.5, then 100 − 200·(|log10 f| − log10 2.5)
+//!   (a factor 5 scores 40); the factor is flagged above 2.5. Not scored when there is
+//!   neither an estimate nor two curves to compare.
+//! * Plausibility: 100 − 200 × (share of layers outside 0.1–10⁵ Ω·m, the peer's
+//!   `RESISTIVITY_RANGE`).
+
+use serde::{Deserialize, Serialize};
+
+use super::MtError;
+use super::dimensionality::{Dimensionality, DimensionalityVerdict};
+use super::occam::OccamResult;
+use super::sounding::StaticShiftIndicator;
+use crate::methods::petro::{
+    LayerWaterContent, MonteCarloOptions, PetroPrior, WaterContent, WaterContentInput, layer_rows,
+    water_content,
+};
+use crate::methods::quality::{Component, QUALITY_THRESHOLD, Quality};
+
+/// The static-shift factor beyond which a site is flagged (peer `STATIC_SHIFT_FACTOR`).
+pub const STATIC_SHIFT_FACTOR: f64 = 2.5;
+/// The plausible resistivity range, Ω·m (peer `RESISTIVITY_RANGE`).
+pub const RESISTIVITY_RANGE_OHM_M: (f64, f64) = (0.1, 1.0e5);
+
+/// The evaluation of one site's inversion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MtEvaluation {
+    /// Site.
+    pub site: String,
+    /// The rubric's verdict.
+    pub quality: Quality,
+    /// Overall score (= `quality.score`).
+    pub quality_score: f64,
+    /// Final misfit per datum.
+    pub chi2: f64,
+    /// Final RMS.
+    pub rms: f64,
+    /// Iterations.
+    pub iterations: usize,
+    /// Final μ.
+    #[serde(with = "super::nanser::num")]
+    pub lambda: f64,
+    /// Data.
+    pub n_data: usize,
+    /// Layers.
+    pub n_cells: usize,
+    /// The largest static-shift factor seen (≥ 1, as max(f, 1/f)), if any.
+    pub static_shift_factor: Option<f64>,
+    /// True when it exceeds 2.5.
+    pub static_shift_flagged: bool,
+    /// The dimensionality verdict, when assessed.
+    pub dimensionality: Option<DimensionalityVerdict>,
+    /// One paragraph: what was found.
+    pub summary: String,
+    /// Details.
+    pub notes: Vec<String>,
+}
+
+/// Judge an Occam result (module docs). `indicator` is the data-based xy/yx static-shift
+/// comparison and `dims` the dimensionality analysis, when available.
+pub fn evaluate_mt_inversion(
+    site: &str,
+    result: &OccamResult,
+    indicator: Option<&StaticShiftIndicator>,
+    dims: Option<&Dimensionality>,
+) -> MtEvaluation {
+    let mut notes = Vec::new();
+    let fit = Component::data_fit(0.6, result.chi2);
+
+    let mut factors: Vec<(f64, String)> = result
+        .static_shift
+        .iter()
+        .map(|s| {
+            (
+                s.factor,
+                format!("estimated {} shift ×{:.2}", s.mode.label(), s.factor),
+            )
+        })
+        .collect();
+    if let [a, b] = result.static_shift.as_slice() {
+        // With two curves only their ratio is resolved by the data.
+        factors.push((
+            a.factor / b.factor,
+            format!(
+                "estimated {}/{} shift ratio ×{:.2}",
+                a.mode.label(),
+                b.mode.label(),
+                a.factor / b.factor
+            ),
+        ));
+    }
+    if let Some(ind) = indicator {
+        factors.push((
+            ind.ratio_xy_over_yx,
+            format!("ρa,xy/ρa,yx = {:.2} at short periods", ind.ratio_xy_over_yx),
+        ));
+        notes.push(ind.note.clone());
+    }
+    let worst = factors
+        .iter()
+        .map(|(f, t)| (f.max(1.0 / f), t.clone()))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let static_comp = match &worst {
+        Some((f, what)) => {
+            let lf = f.log10();
+            let lim = STATIC_SHIFT_FACTOR.log10();
+            let score = if lf <= lim {
+                100.0
+            } else {
+                100.0 - 200.0 * (lf - lim)
+            };
+            Component::scored(
+                "static_shift",
+                0.2,
+                score,
+                format!(
+                    "largest factor {f:.2} ({what}){}",
+                    if *f > STATIC_SHIFT_FACTOR {
+                        ": above 2.5, flagged"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+        }
+        None => Component::unscored(
+            "static_shift",
+            0.2,
+            "not assessable: one curve and no static-shift estimate",
+        ),
+    };
+    let rho = &result.model.resistivity_ohm_m;
+    let out = rho
+        .iter()
+        .filter(|r| **r < RESISTIVITY_RANGE_OHM_M.0 || **r > RESISTIVITY_RANGE_OHM_M.1)
+        .count();
+    let share = out as f64 / rho.len().max(1) as f64;
+    let plaus = Component::scored(
+        "plausibility",
+        0.2,
+        100.0 - 200.0 * share,
+        format!(
+            "{out} of {} layers outside {}–{} Ω·m",
+            rho.len(),
+            RESISTIVITY_RANGE_OHM_M.0,
+            RESISTIVITY_RANGE_OHM_M.1
+        ),
+    );
+    let quality = Quality::from_components(
+        vec![fit, static_comp, plaus],
+        Some(result.chi2),
+        QUALITY_THRESHOLD,
+    );
+    let flagged = worst
+        .as_ref()
+        .is_some_and(|(f, _)| *f > STATIC_SHIFT_FACTOR);
+    if let Some(d) = dims {
+        notes.push(d.sentence.clone());
+    }
+    let (lo, hi) = rho
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &r| (a.min(r), b.max(r)));
+    let summary = format!(
+        "Occam 1D of site {site}: RMS {:.2} (χ² {:.2}) over {} data after {} iterations, {}; \
+         model {}–{} Ω·m in {} layers{}. {}.{}{}",
+        result.rms,
+        result.chi2,
+        result.n_data,
+        result.iterations,
+        if result.reached_target {
+            "smoothest model at the target misfit"
+        } else {
+            "target misfit NOT reached"
+        },
+        sig3(lo),
+        sig3(hi),
+        result.n_cells,
+        result
+            .doi_m
+            .map(|d| format!(", Bostick depth of the longest period ≈ {:.0} m", d))
+            .unwrap_or_default(),
+        quality.sentence(),
+        if flagged {
+            format!(" Static shift above a factor {STATIC_SHIFT_FACTOR} is flagged.")
+        } else {
+            String::new()
+        },
+        dims.map(|d| format!(" {}", d.sentence)).unwrap_or_default()
+    );
+    MtEvaluation {
+        site: site.to_string(),
+        quality_score: quality.score,
+        quality,
+        chi2: result.chi2,
+        rms: result.rms,
+        iterations: result.iterations,
+        lambda: result.lambda,
+        n_data: result.n_data,
+        n_cells: result.n_cells,
+        static_shift_factor: worst.map(|(f, _)| f),
+        static_shift_flagged: flagged,
+        dimensionality: dims.map(|d| d.verdict),
+        summary,
+        notes,
+    }
+}
+
+/// `x` with three significant digits.
+fn sig3(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+/// Water content per layer of an MT model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MtWaterContent {
+    /// The Monte Carlo conversion (one cell per layer).
+    pub water: WaterContent,
+    /// Rows of `water_content_by_layer.csv`.
+    pub layers: Vec<LayerWaterContent>,
+    /// Layers whose top lies below the depth of investigation.
+    pub n_layers_below_doi: usize,
+    /// Notes (the conversion's own first, then the MT-specific ones).
+    pub notes: Vec<String>,
+}
+
+/// Convert an Occam model to water content per layer. `priors` holds one prior for every
+/// layer (`region_of_layer` maps layers to priors) or a single prior for all.
+pub fn mt_water_content(
+    station_index: Option<usize>,
+    result: &OccamResult,
+    priors: &[PetroPrior],
+    region_of_layer: Option<&[usize]>,
+    options: &MonteCarloOptions,
+) -> Result<MtWaterContent, MtError> {
+    let rho = &result.model.resistivity_ohm_m;
+    let input = WaterContentInput {
+        resistivity_ohm_m: rho,
+        resistivity_sigma_ln: None,
+        region_of_cell: region_of_layer,
+    };
+    let water = water_content(&input, priors, options)?;
+    let layers = layer_rows(station_index, &result.model.thickness_m, rho, &water);
+    let mut notes = water.notes.clone();
+    let below = result
+        .doi_m
+        .map_or(0, |d| layers.iter().filter(|l| l.depth_top_m > d).count());
+    if below > 0 {
+        notes.push(format!(
+            "{below} layers lie below the approximate depth of investigation ({:.0} m): their \
+             resistivity, and so their water content, is set by the smoothing, not by the data.",
+            result.doi_m.unwrap_or(f64::NAN)
+        ));
+    }
+    notes.push(
+        "Resistivity taken as exact: the spread reflects the petrophysical parameters only, not \
+         the non-uniqueness of the smooth model."
+            .into(),
+    );
+    Ok(MtWaterContent {
+        water,
+        layers,
+        n_layers_below_doi: below,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::methods::mt::forward::{LayeredEarth, mt1d_forward};
+    use crate::methods::mt::occam::{OccamOptions, invert_occam};
+    use crate::methods::mt::sounding::{CurveMode, ModeCurve, MtSounding, static_shift_indicator};
+    use crate::methods::petro::PriorSource;
+
+    /// Two modes of one 1D earth, the xy curve shifted by a factor `shift`, 3 % errors.
+    fn two_modes(shift: f64) -> MtSounding {
+        let periods: Vec<f64> = (0..25)
+            .map(|i| 10f64.powf(-3.0 + 0.25 * i as f64))
+            .collect();
+        let earth = LayeredEarth {
+            resistivity_ohm_m: vec![100.0, 10.0, 300.0],
+            thickness_m: vec![400.0, 1500.0],
+        };
+        let r = mt1d_forward(&periods, &earth);
+        let curve = |mode, f: f64| ModeCurve {
+            mode,
+            rhoa_ohm_m: r.rhoa_ohm_m.iter().map(|x| x * f).collect(),
+            log10_rhoa_std: vec![0.06 / std::f64::consts::LN_10; periods.len()],
+            phase_deg: r.phase_deg.clone(),
+            phase_std_deg: vec![0.03f64.to_degrees(); periods.len()],
+        };
+        MtSounding {
+            site: "S".into(),
+            format_label: "synthetic".into(),
+            format_guessed: false,
+            period_s: periods.clone(),
+            curves: vec![curve(CurveMode::Xy, shift), curve(CurveMode::Yx, 1.0)],
+            sign_convention: None,
+            notes: vec![],
+        }
+    }
+
+    /// A static shift of ×3 on xy (noise-free synthetic): the estimated xy/yx shift ratio is
+    /// 3 to 2 %, the fit reaches RMS ≤ 1, and the evaluation flags the shift (> 2.5) and
+    /// scores the static-shift component below 100.
+    #[test]
+    fn a_factor_three_static_shift_is_estimated_and_flagged() {
+        let s = two_modes(3.0);
+        let r = invert_occam(
+            &s,
+            &OccamOptions {
+                estimate_static_shift: true,
+                ..OccamOptions::default()
+            },
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(r.rms <= 1.0, "rms {}", r.rms);
+        let ratio = r.static_shift[0].factor / r.static_shift[1].factor;
+        assert!((ratio / 3.0 - 1.0).abs() < 0.02, "ratio {ratio}");
+        let ind = static_shift_indicator(&s).unwrap();
+        let ev = evaluate_mt_inversion("S", &r, Some(&ind), None);
+        assert!(ev.static_shift_flagged);
+        assert!(ev.quality.component("static_shift").unwrap() < 100.0);
+        assert!(
+            ev.summary
+                .contains("Static shift above a factor 2.5 is flagged"),
+            "{}",
+            ev.summary
+        );
+    }
+
+    /// Without a shift the same data pass the rubric: fit 100 − 20·|χ² − 1| ≥ 60, static
+    /// shift 100, plausibility 100, so the overall score is ≥ 70 and `passed`.
+    #[test]
+    fn an_unshifted_fit_passes() {
+        let s = two_modes(1.0);
+        let r = invert_occam(&s, &OccamOptions::default(), None, None).unwrap();
+        let ind = static_shift_indicator(&s).unwrap();
+        let ev = evaluate_mt_inversion("S", &r, Some(&ind), None);
+        assert!(!ev.static_shift_flagged);
+        assert!(ev.quality.passed, "{:?}", ev.quality);
+        assert_eq!(ev.quality.component("static_shift"), Some(100.0));
+        assert_eq!(ev.quality.component("plausibility"), Some(100.0));
+    }
+
+    /// Water content per layer: one row per layer, the half-space bottom infinite, layers
+    /// below the Bostick depth counted, and default parameters said loudly.
+    #[test]
+    fn water_content_per_layer() {
+        let s = two_modes(1.0);
+        let r = invert_occam(&s, &OccamOptions::default(), None, None).unwrap();
+        let wc = mt_water_content(
+            None,
+            &r,
+            &[PetroPrior::default_regolith("sediment")],
+            None,
+            &MonteCarloOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(wc.layers.len(), r.n_cells);
+        assert_eq!(wc.layers.last().unwrap().depth_bottom_m, None);
+        assert_eq!(wc.water.prior_source, PriorSource::Default);
+        assert!(wc.notes[0].starts_with("DEFAULT PARAMETERS"));
+        assert!(
+            wc.n_layers_below_doi > 0,
+            "the automatic mesh extends below the DOI"
+        );
+        // The 10 Ω·m conductor holds more water than the 100 Ω·m top with the same prior.
+        let at = |d: f64| {
+            wc.layers
+                .iter()
+                .find(|l| l.depth_top_m <= d && d < l.depth_bottom_m.unwrap_or(f64::INFINITY))
+                .unwrap()
+                .water_content_mean
+        };
+        assert!(at(900.0) > at(50.0), "{} vs {}", at(900.0), at(50.0));
+    }
+}
