@@ -9,6 +9,8 @@
 //! gentle slope; depth is measured down from the surface. For the map methods (gravity) the
 //! line runs along y = 0 of a local grid.
 
+pub mod ert;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -174,7 +176,7 @@ pub type Writer = fn(&Truth, &Path) -> Result<Vec<(String, PathBuf)>, String>;
 
 /// Every method's example writer (each method adds its own).
 pub fn writers() -> Vec<(&'static str, Writer)> {
-    vec![]
+    vec![("ert", ert::write as Writer)]
 }
 
 /// The goal of the example project.
