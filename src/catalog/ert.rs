@@ -41,6 +41,9 @@ use crate::runtime::{Outputs, Registry, RunContext, Tool, ToolResult};
 pub const DEFAULT_TEMPORAL_REGULARIZATION: f64 = 10.0;
 /// Default coverage mask: cells below this fraction of the largest coverage are faded.
 pub const DEFAULT_COVERAGE_THRESHOLD: f64 = 1e-3;
+/// Figures drawn: (path, caption).
+type Figures = Vec<(PathBuf, String)>;
+
 /// At most this many surveys get a pseudosection and a model figure.
 const MAX_FIGURES: usize = 6;
 
@@ -974,7 +977,7 @@ fn export_and_figures(
     ctx: &RunContext,
     model: &ErtModel,
     prefix: &str,
-) -> anyhow::Result<(Vec<PathBuf>, Vec<(PathBuf, String)>)> {
+) -> anyhow::Result<(Vec<PathBuf>, Figures)> {
     let thr = ctx.config_f64("coverage_threshold", DEFAULT_COVERAGE_THRESHOLD);
     let figs = model_figures(ctx, model, prefix, thr)?;
     let bundle = product_path(ctx, "ert_model")?;
