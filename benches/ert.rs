@@ -80,3 +80,49 @@ fn jacobian(b: divan::Bencher) {
     let Some(p) = PROBLEM.as_ref() else { return };
     b.bench(|| p.op.jacobian(divan::black_box(&p.rho)).expect("jacobian"));
 }
+
+/// The whole inversion as pyGIMLi's anchor times it (`ERTManager.invert`, meshing included):
+/// read nothing (the survey is in memory), build the parameter mesh, the forward operator,
+/// and run Gauss–Newton with λ = 20 from the median ρa to χ² ≤ 1.
+#[divan::bench(sample_count = 5)]
+fn inversion(b: divan::Bencher) {
+    use hydrogeo_studio::methods::ert::inversion::{InversionParams, invert_survey};
+    let Some(path) = hydrogeo_studio::field_data::bench("ert_dd48.dat") else {
+        return;
+    };
+    let s = read_survey(&path, Instrument::Auto).expect("bench file reads");
+    let params = InversionParams {
+        mesh: Some(params()),
+        ..Default::default()
+    };
+    let flag = std::sync::atomic::AtomicBool::new(false);
+    b.bench(|| {
+        let mut quiet = |_: f64, _: &str| {};
+        let r = invert_survey(&s, &params, &[], &mut quiet, &flag).expect("inversion");
+        assert!(
+            r.chi2 <= 1.1 && r.n_cells >= 850,
+            "χ² {} with {} cells",
+            r.chi2,
+            r.n_cells
+        );
+        r.chi2
+    });
+}
+
+/// One Gauss–Newton solve of the benchmark size: JᵀJ (1035 × 882) by GEMM, the smoothness
+/// terms and the Cholesky solve.
+#[divan::bench(sample_count = 5)]
+fn normal_equations(b: divan::Bencher) {
+    use hydrogeo_studio::methods::ert::inversion::{Regularisation, Solver, gn_step_public};
+    let Some(p) = PROBLEM.as_ref() else { return };
+    let (_, jac) = p.op.jacobian(&p.rho).expect("jacobian");
+    let n = jac.ncols();
+    let reg = Regularisation {
+        constraints: (0..n - 1).map(|i| (i, i + 1, 1.0)).collect(),
+        alpha_s: 0.0,
+        m_ref: vec![0.0; n],
+    };
+    let rw = vec![0.1; jac.nrows()];
+    let m = vec![0.0; n];
+    b.bench(|| gn_step_public(&jac, &rw, &reg, 20.0, &m, Solver::Direct).expect("solve"));
+}

@@ -9,6 +9,7 @@
 //! gentle slope; depth is measured down from the surface. For the map methods (gravity) the
 //! line runs along y = 0 of a local grid.
 
+pub mod ert;
 pub mod gpr;
 pub mod gravmag;
 pub mod mt;
@@ -181,6 +182,7 @@ pub type Writer = fn(&Truth, &Path) -> Result<Vec<(String, PathBuf)>, String>;
 /// Every method's example writer (each method adds its own).
 pub fn writers() -> Vec<(&'static str, Writer)> {
     vec![
+        ("ert", ert::write as Writer),
         ("seismic", seismic::write as Writer),
         ("tdem", tdem::write as Writer),
         ("mt", mt::write as Writer),

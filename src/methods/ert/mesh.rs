@@ -79,8 +79,10 @@ pub struct Mesh {
     pub electrode_nodes: Vec<usize>,
 }
 
-/// Settings of [`line_mesh`].
+/// Settings of [`line_mesh`]. Missing fields take the [`Default`] values; unknown ones are
+/// an error that names the valid ones.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct LineMeshParams {
     /// Grid columns per electrode interval (1 = nodes only at electrodes).
     pub n_between: usize,
@@ -120,7 +122,8 @@ pub struct Interface {
     pub points: Vec<[f64; 2]>,
 }
 
-fn interp(points: &[[f64; 2]], x: f64) -> f64 {
+/// Linear interpolation of a polyline z(x) (points sorted by x), constant beyond its ends.
+pub fn interp(points: &[[f64; 2]], x: f64) -> f64 {
     let Some(first) = points.first() else {
         return 0.0;
     };

@@ -10,20 +10,34 @@
 //! * [`mesh`]: 2D triangle meshes with topography, electrode refinement, padded boundary,
 //!   and interface polylines.
 //! * [`fem`]: the 2.5D finite-element forward operator and the adjoint Jacobian.
+//! * [`inversion`]: Gauss–Newton inversion of one survey, data preparation, coverage.
+//! * [`evaluation`]: the quality rubric for ERT models and the λ retries.
+//! * [`timelapse`]: simultaneous (4D), difference, ratio and independent time-lapse inversion.
+//! * [`rng`]: a seeded normal random number generator (noise, test data).
 //! * [`sounding`]: the 1D layered-earth response by a Hankel digital filter.
 
 // Numerical kernels index several parallel arrays (nodes, element matrices, columns) by
 // the same loop variable; iterator chains would hide that, so these two lints are off here.
-#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+// Settings checks are written `!(x >= 0.0)` on purpose: a NaN fails them too, which the
+// "simplified" `x < 0.0` would let through.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::neg_cmp_op_on_partial_ord
+)]
 
 pub mod bessel;
+pub mod evaluation;
 pub mod fem;
+pub mod inversion;
 pub mod mesh;
 pub mod qc;
 pub mod quadrature;
 pub mod readers;
+pub mod rng;
 pub mod sounding;
 pub mod survey;
+pub mod timelapse;
 
 pub use readers::{Instrument, read_survey};
 pub use survey::{Electrode, Format, Quadrupole, Survey, SurveySet, SurveyTime};

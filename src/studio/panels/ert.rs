@@ -1,9 +1,24 @@
-//! The Electrical resistivity (ERT) panel.
+//! The Electrical resistivity (ERT) panel: the model section under the real surface as
+//! coloured cells on a log scale with a colour bar, faded where coverage is low, a time-step
+//! selector for a series, and a Run button that inverts the project's surveys on a [`Job`]
+//! with the same method functions the catalog tools call (`invert_survey`,
+//! `invert_time_lapse`). Inputs, products and figures as every method panel shows them.
 
-use serde_json::Value;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
 
 use super::method::{MethodSpec, MethodView};
 use super::{Panel, Shared};
+use crate::catalog::common::Held;
+use crate::catalog::ert::{DEFAULT_TEMPORAL_REGULARIZATION, ErtModel, coverage_alpha};
+use crate::catalog::keys;
+use crate::methods::ert::evaluation::Evaluation;
+use crate::methods::ert::inversion::{InversionParams, invert_survey};
+use crate::methods::ert::readers::read_survey_with_electrodes;
+use crate::methods::ert::timelapse::{TimeLapseMethod, invert_time_lapse};
+use crate::methods::ert::{Instrument, SurveySet, read_survey};
+use crate::studio::job::Job;
 
 /// What this panel shows.
 pub const SPEC: MethodSpec = MethodSpec {
@@ -22,9 +37,318 @@ pub const SPEC: MethodSpec = MethodSpec {
 };
 
 /// The Electrical resistivity (ERT) panel.
-#[derive(Debug, Default)]
 pub struct ErtPanel {
     view: MethodView,
+    /// The time step shown.
+    step: usize,
+    /// Fade cells whose coverage is below 1e-3 of the maximum.
+    coverage_mask: bool,
+    /// λ of a panel run.
+    lambda: f64,
+    /// The time-lapse scheme of a panel run.
+    method: TimeLapseMethod,
+    job: Option<Job<ErtModel>>,
+    /// The model of the panel's own run (shown instead of the run's products).
+    local: Option<ErtModel>,
+    status: String,
+    egui_ctx: Option<egui::Context>,
+}
+
+impl std::fmt::Debug for ErtPanel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ErtPanel")
+            .field("step", &self.step)
+            .field("lambda", &self.lambda)
+            .field("method", &self.method)
+            .field("status", &self.status)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ErtPanel {
+    fn default() -> Self {
+        ErtPanel {
+            view: MethodView::default(),
+            step: 0,
+            coverage_mask: true,
+            lambda: InversionParams::default().lambda,
+            method: TimeLapseMethod::Simultaneous,
+            job: None,
+            local: None,
+            status: String::new(),
+            egui_ctx: None,
+        }
+    }
+}
+
+/// The model to show: the panel's own run, else the evaluated model, else the inversion.
+fn with_model<R>(
+    local: Option<&ErtModel>,
+    shared: &Shared,
+    f: impl FnOnce(&ErtModel, &str) -> R,
+) -> Option<R> {
+    if let Some(m) = local {
+        return Some(f(m, "the panel's run"));
+    }
+    if let Some(p) = shared.shelf.get(keys::EVALUATION_RESULTS)
+        && let Some(h) = p.as_any().downcast_ref::<Held<Evaluation<ErtModel>>>()
+    {
+        return Some(f(&h.value.kept, "the evaluated model"));
+    }
+    if let Some(p) = shared.shelf.get(keys::INVERSION_RESULTS)
+        && let Some(h) = p.as_any().downcast_ref::<Held<ErtModel>>()
+    {
+        return Some(f(&h.value, "the run's inversion"));
+    }
+    None
+}
+
+/// A spectral colour for t in 0–1: red (low resistivity) through yellow and green to blue.
+fn spectral(t: f64, alpha: f64) -> egui::Color32 {
+    let c: egui::Color32 =
+        egui::ecolor::Hsva::new((0.7 * t.clamp(0.0, 1.0)) as f32, 0.8, 0.9, 1.0).into();
+    let a = alpha.clamp(0.0, 1.0);
+    let mix = |ch: u8| (f64::from(ch) * a + 255.0 * (1.0 - a)).round() as u8;
+    egui::Color32::from_rgb(mix(c.r()), mix(c.g()), mix(c.b()))
+}
+
+/// Draw a model step as coloured cells (log10 ρ) with the surface, the electrodes and a
+/// colour bar.
+fn draw_section(ui: &mut egui::Ui, model: &ErtModel, step: usize, mask: bool) {
+    let section = model.section();
+    let steps = model.steps();
+    let Some(s) = steps.get(step.min(steps.len().saturating_sub(1))) else {
+        return;
+    };
+    let logs: Vec<f64> = steps
+        .iter()
+        .flat_map(|s| s.rho_ohm_m.iter().map(|r| r.log10()))
+        .filter(|v| v.is_finite())
+        .collect();
+    let lo = logs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let alpha = if mask {
+        coverage_alpha(model.coverage(), 1e-3)
+    } else {
+        vec![1.0; section.n_params()]
+    };
+    let polys: Vec<[[f64; 2]; 3]> = (0..section.n_params())
+        .map(|j| section.param_polygon(j))
+        .collect();
+    let xs = polys.iter().flatten().map(|p| p[0]);
+    let zs = polys.iter().flatten().map(|p| p[1]);
+    let (x0, x1) = (
+        xs.clone().fold(f64::INFINITY, f64::min),
+        xs.fold(f64::NEG_INFINITY, f64::max),
+    );
+    let (z0, z1) = (
+        zs.clone().fold(f64::INFINITY, f64::min),
+        zs.fold(f64::NEG_INFINITY, f64::max),
+    );
+    if !(x1 > x0 && z1 > z0) {
+        return;
+    }
+    let width = ui.available_width().clamp(300.0, 1000.0);
+    let (resp, painter) = ui.allocate_painter(egui::vec2(width, 320.0), egui::Sense::hover());
+    let r = resp.rect;
+    let plot = egui::Rect::from_min_max(
+        egui::pos2(r.left() + 60.0, r.top() + 8.0),
+        egui::pos2(r.right() - 110.0, r.bottom() - 36.0),
+    );
+    let to = |x: f64, z: f64| {
+        egui::pos2(
+            plot.left() + ((x - x0) / (x1 - x0)) as f32 * plot.width(),
+            plot.top() + ((z1 - z) / (z1 - z0)) as f32 * plot.height(),
+        )
+    };
+    let mut mesh = egui::Mesh::default();
+    for (j, tri) in polys.iter().enumerate() {
+        let t = (s.rho_ohm_m[j].log10() - lo) / span;
+        let c = spectral(t, alpha.get(j).copied().unwrap_or(1.0));
+        let base = mesh.vertices.len() as u32;
+        for p in tri {
+            mesh.colored_vertex(to(p[0], p[1]), c);
+        }
+        mesh.add_triangle(base, base + 1, base + 2);
+    }
+    painter.add(egui::Shape::mesh(mesh));
+    let black = egui::Stroke::new(1.5, egui::Color32::BLACK);
+    let surface: Vec<egui::Pos2> = section.surface_xz.iter().map(|p| to(p[0], p[1])).collect();
+    painter.add(egui::Shape::line(surface, black));
+    for e in &section.electrodes_xz {
+        painter.circle_filled(to(e[0], e[1]), 2.5, egui::Color32::BLACK);
+    }
+    for i in &section.interfaces {
+        let pts: Vec<egui::Pos2> = i.points.iter().map(|p| to(p[0], p[1])).collect();
+        painter.add(egui::Shape::dashed_line(
+            &pts,
+            egui::Stroke::new(1.5, egui::Color32::WHITE),
+            6.0,
+            4.0,
+        ));
+    }
+    let font = egui::FontId::proportional(12.0);
+    let grey = egui::Color32::DARK_GRAY;
+    painter.rect_stroke(
+        plot,
+        0.0,
+        egui::Stroke::new(1.0, grey),
+        egui::StrokeKind::Outside,
+    );
+    painter.text(
+        egui::pos2(plot.center().x, r.bottom() - 4.0),
+        egui::Align2::CENTER_BOTTOM,
+        "Distance along the line (m)",
+        font.clone(),
+        grey,
+    );
+    for (x, align) in [(x0, egui::Align2::LEFT_TOP), (x1, egui::Align2::RIGHT_TOP)] {
+        painter.text(
+            to(x, z0) + egui::vec2(0.0, 3.0),
+            align,
+            format!("{x:.0}"),
+            font.clone(),
+            grey,
+        );
+    }
+    for (z, align) in [
+        (z0, egui::Align2::RIGHT_BOTTOM),
+        (z1, egui::Align2::RIGHT_TOP),
+    ] {
+        painter.text(
+            egui::pos2(plot.left() - 4.0, to(x0, z).y),
+            align,
+            format!("{z:.0} m"),
+            font.clone(),
+            grey,
+        );
+    }
+    painter.text(
+        egui::pos2(plot.left() - 4.0, plot.center().y),
+        egui::Align2::RIGHT_CENTER,
+        "Elevation",
+        font.clone(),
+        grey,
+    );
+    // Colour bar.
+    let bar = egui::Rect::from_min_max(
+        egui::pos2(plot.right() + 16.0, plot.top()),
+        egui::pos2(plot.right() + 34.0, plot.bottom()),
+    );
+    let n = 32;
+    for k in 0..n {
+        let t0 = k as f32 / n as f32;
+        let t1 = (k + 1) as f32 / n as f32;
+        let rr = egui::Rect::from_min_max(
+            egui::pos2(bar.left(), bar.bottom() - t1 * bar.height()),
+            egui::pos2(bar.right(), bar.bottom() - t0 * bar.height()),
+        );
+        painter.rect_filled(rr, 0.0, spectral(f64::from(t0 + 0.5 / n as f32), 1.0));
+    }
+    for (v, y) in [(hi, bar.top()), (lo, bar.bottom())] {
+        painter.text(
+            egui::pos2(bar.right() + 4.0, y),
+            egui::Align2::LEFT_CENTER,
+            format!("{:.3}", 10f64.powf(v)),
+            font.clone(),
+            grey,
+        );
+    }
+    painter.text(
+        egui::pos2(bar.right() + 4.0, bar.center().y),
+        egui::Align2::LEFT_CENTER,
+        "Ω·m",
+        font,
+        grey,
+    );
+}
+
+impl ErtPanel {
+    /// Start an inversion of the project's surveys on a background job.
+    fn run(&mut self, shared: &Shared) -> Result<String, String> {
+        if self.job.as_ref().is_some_and(|j| j.result.is_none()) {
+            return Err("an inversion is already running".into());
+        }
+        let ctx = self
+            .egui_ctx
+            .clone()
+            .ok_or("the panel has not been shown yet; open the ERT panel first")?;
+        let inputs = MethodView::inputs(&SPEC, shared);
+        let files: Vec<PathBuf> = inputs
+            .iter()
+            .filter(|(r, _, _)| r == "ert_files" || r == "ert_file")
+            .map(|(_, p, _)| PathBuf::from(p))
+            .collect();
+        if files.is_empty() {
+            return Err("no ERT file in the project (input role ert_files or ert_file)".into());
+        }
+        let electrodes = inputs
+            .iter()
+            .find(|(r, _, _)| r == "electrode_file")
+            .map(|(_, p, _)| PathBuf::from(p));
+        let params = InversionParams {
+            lambda: self.lambda,
+            ..Default::default()
+        };
+        let method = self.method;
+        let n = files.len();
+        self.job = Some(Job::spawn(
+            &ctx,
+            "ERT inversion",
+            move |progress, cancel| {
+                let mut surveys = Vec::new();
+                for f in &files {
+                    let s = match &electrodes {
+                        Some(e) => read_survey_with_electrodes(f, Instrument::Auto, e),
+                        None => read_survey(f, Instrument::Auto),
+                    }
+                    .map_err(|e| e.to_string())?;
+                    surveys.push(s);
+                }
+                let set = SurveySet::new(surveys);
+                if set.surveys.len() == 1 {
+                    invert_survey(&set.surveys[0], &params, &[], progress, cancel)
+                        .map(|r| ErtModel::Single(Box::new(r)))
+                        .map_err(|e| e.to_string())
+                } else {
+                    invert_time_lapse(
+                        &set.surveys,
+                        method,
+                        &params,
+                        DEFAULT_TEMPORAL_REGULARIZATION,
+                        progress,
+                        cancel,
+                    )
+                    .map(|r| ErtModel::TimeLapse(Box::new(r)))
+                    .map_err(|e| e.to_string())
+                }
+            },
+        ));
+        Ok(format!("inverting {n} survey(s) with λ {}", self.lambda))
+    }
+
+    fn poll(&mut self) {
+        if let Some(job) = &mut self.job
+            && job.poll()
+        {
+            match job.result.take() {
+                Some(Ok(m)) => {
+                    self.status = format!(
+                        "Inversion finished: χ² {:.2}, {} cells, {} iterations.",
+                        m.chi2(),
+                        m.section().n_params(),
+                        m.iterations()
+                    );
+                    self.step = 0;
+                    self.local = Some(m);
+                }
+                Some(Err(e)) => self.status = format!("Inversion failed: {e}"),
+                None => {}
+            }
+            self.job = None;
+        }
+    }
 }
 
 impl Panel for ErtPanel {
@@ -41,14 +365,245 @@ impl Panel for ErtPanel {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
+        self.egui_ctx = Some(ui.ctx().clone());
+        self.poll();
+        ui.horizontal(|ui| {
+            let l = ui.label("Lambda (regularisation)");
+            ui.add(egui::DragValue::new(&mut self.lambda).range(0.01..=1e4).speed(0.5))
+                .labelled_by(l.id)
+                .on_hover_text("Regularisation strength λ of the smoothness term (pyGIMLi's default 20; smaller fits the data more closely).");
+            egui::ComboBox::from_label("Time-lapse method")
+                .selected_text(self.method.name())
+                .show_ui(ui, |ui| {
+                    for m in [
+                        TimeLapseMethod::Simultaneous,
+                        TimeLapseMethod::Difference,
+                        TimeLapseMethod::Ratio,
+                        TimeLapseMethod::Independent,
+                    ] {
+                        ui.selectable_value(&mut self.method, m, m.name());
+                    }
+                });
+            let running = self.job.as_ref().is_some_and(|j| j.result.is_none());
+            if ui
+                .add_enabled(!running, egui::Button::new("Run inversion"))
+                .on_hover_text("Invert the project's ERT files here (one survey, or a time-lapse series with the chosen method).")
+                .clicked()
+            {
+                match self.run(shared) {
+                    Ok(s) => self.status = s,
+                    Err(e) => self.status = e,
+                }
+            }
+        });
+        if let Some(job) = &mut self.job {
+            job.ui(ui);
+        }
+        if !self.status.is_empty() {
+            ui.label(&self.status);
+        }
+        let mut step = self.step;
+        let mut mask = self.coverage_mask;
+        let shown = with_model(self.local.as_ref(), shared, |m, source| {
+            let steps = m.steps();
+            ui.label(format!(
+                "Model from {source}: χ² {:.2}, rrms {:.1} %, {} cells, λ {:.3}",
+                m.chi2(),
+                m.rrms_percent(),
+                m.section().n_params(),
+                m.lambda()
+            ));
+            ui.horizontal(|ui| {
+                if steps.len() > 1 {
+                    ui.label("Time step:");
+                    for (i, s) in steps.iter().enumerate() {
+                        ui.selectable_value(&mut step, i, s.label.clone());
+                    }
+                }
+                ui.checkbox(&mut mask, "Fade poorly covered cells");
+            });
+            draw_section(ui, m, step, mask);
+        });
+        self.step = step;
+        self.coverage_mask = mask;
+        if shown.is_none() {
+            ui.label(
+                "No ERT model yet: press Run inversion, or run the ERT steps (Auto to report).",
+            );
+        }
+        ui.separator();
         self.view.ui(ui, &SPEC, shared);
     }
 
     fn describe(&self, shared: &Shared) -> Value {
-        MethodView::describe(&SPEC, shared)
+        let mut v = MethodView::describe(&SPEC, shared);
+        let model = with_model(self.local.as_ref(), shared, |m, source| {
+            json!({
+                "source": source,
+                "chi2": m.chi2(),
+                "rrms_percent": m.rrms_percent(),
+                "n_cells": m.section().n_params(),
+                "lambda": m.lambda(),
+                "time_steps": m.steps().iter().map(|s| s.label.clone()).collect::<Vec<_>>(),
+            })
+        });
+        v["state"] = json!({
+            "model": model,
+            "time_step": self.step,
+            "coverage_mask": self.coverage_mask,
+            "lambda": self.lambda,
+            "time_lapse_method": self.method.name(),
+            "running": self.job.as_ref().is_some_and(|j| j.result.is_none()),
+            "status": self.status,
+        });
+        if let Some(a) = v["actions"].as_array_mut() {
+            a.extend([
+                json!({"name": "select_time_step", "args": {"index": "0-based time step"}, "desc": "Show another survey of a series."}),
+                json!({"name": "set_lambda", "args": {"lambda": "λ > 0"}, "desc": "λ of the next panel inversion."}),
+                json!({"name": "set_time_lapse_method", "args": {"method": TimeLapseMethod::NAMES.join(" | ")}, "desc": "Scheme of the next time-lapse inversion."}),
+                json!({"name": "set_coverage_mask", "args": {"on": "true | false"}, "desc": "Fade cells with coverage below 1e-3 of the maximum."}),
+                json!({"name": "run_inversion", "args": {}, "desc": "Invert the project's ERT files on a background job."}),
+            ]);
+        }
+        v
     }
 
     fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
-        MethodView::apply(&SPEC, action, args, shared)
+        match action {
+            "select_time_step" => {
+                let i = args
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .ok_or("select_time_step needs \"index\" (0-based)")?
+                    as usize;
+                let n = with_model(self.local.as_ref(), shared, |m, _| m.steps().len())
+                    .ok_or("no ERT model yet")?;
+                if i >= n {
+                    return Err(format!("time step {i} does not exist; the model has {n}"));
+                }
+                self.step = i;
+                Ok(json!({"time_step": i}))
+            }
+            "set_lambda" => {
+                let l = args
+                    .get("lambda")
+                    .and_then(Value::as_f64)
+                    .filter(|l| l.is_finite() && *l > 0.0)
+                    .ok_or("set_lambda needs \"lambda\" > 0")?;
+                self.lambda = l;
+                Ok(json!({"lambda": l}))
+            }
+            "set_time_lapse_method" => {
+                let name = args
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .ok_or("set_time_lapse_method needs \"method\"")?;
+                self.method = TimeLapseMethod::parse(name).map_err(|e| e.to_string())?;
+                Ok(json!({"time_lapse_method": self.method.name()}))
+            }
+            "set_coverage_mask" => {
+                let on = args
+                    .get("on")
+                    .and_then(Value::as_bool)
+                    .ok_or("set_coverage_mask needs \"on\" (true or false)")?;
+                self.coverage_mask = on;
+                Ok(json!({"coverage_mask": on}))
+            }
+            "run_inversion" => self.run(shared).map(|s| json!({"started": s})),
+            "inspect_product" => MethodView::apply(&SPEC, action, args, shared),
+            other => Err(format!(
+                "no action '{other}' on the ERT panel; its actions are: inspect_product, select_time_step, set_lambda, set_time_lapse_method, set_coverage_mask, run_inversion"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    type State = (ErtPanel, Shared);
+
+    fn harness(state: State) -> Harness<'static, State> {
+        Harness::builder()
+            .with_size(egui::vec2(1200.0, 900.0))
+            .with_context_setup(crate::studio::setup_fonts)
+            .build_ui_state(
+                |ui, s: &mut State| {
+                    let (panel, shared) = s;
+                    panel.ui(ui, shared);
+                },
+                state,
+            )
+    }
+
+    #[test]
+    fn an_empty_panel_says_what_to_do_and_run_explains_why_not() {
+        let mut h = harness((ErtPanel::default(), Shared::default()));
+        h.run();
+        h.get_by_label_contains("No ERT model yet");
+        h.get_by_label("Run inversion").click();
+        h.run();
+        h.get_by_label_contains("no ERT file in the project");
+        // The chat's actions: λ is set, an unknown scheme is refused naming the real ones.
+        let (panel, shared) = h.state_mut();
+        assert!(
+            panel
+                .apply("set_lambda", &json!({"lambda": 5.0}), shared)
+                .is_ok()
+        );
+        assert_eq!(panel.lambda, 5.0);
+        let e = panel
+            .apply(
+                "set_time_lapse_method",
+                &json!({"method": "cross_gradient"}),
+                shared,
+            )
+            .expect_err("unknown scheme");
+        assert!(
+            e.contains("simultaneous, difference, ratio, independent"),
+            "{e}"
+        );
+        let d = panel.describe(shared);
+        assert_eq!(d["state"]["lambda"], json!(5.0));
+        assert!(d["state"]["model"].is_null());
+    }
+
+    #[test]
+    fn a_model_on_the_shelf_is_drawn_with_its_numbers_and_the_mask_toggles() {
+        // A short real inversion of gallery.dat (2 iterations) as the run's product.
+        let p = crate::require_data!("ert/gimli/gallery.dat");
+        let s = read_survey(&p, Instrument::Auto).expect("reads");
+        let params = InversionParams {
+            max_iterations: 2,
+            ..Default::default()
+        };
+        let r = invert_survey(&s, &params, &[], &mut |_, _| {}, &AtomicBool::new(false))
+            .expect("inverts");
+        let (chi2, n) = (r.chi2, r.n_cells);
+        let shared = Shared::default();
+        shared.shelf.put(
+            keys::INVERSION_RESULTS,
+            Arc::new(Held::new(ErtModel::Single(Box::new(r)), "model")),
+        );
+        let mut h = harness((ErtPanel::default(), shared));
+        h.run();
+        h.get_by_label_contains(&format!("Model from the run's inversion: χ² {chi2:.2}"));
+        h.get_by_label_contains(&format!("{n} cells"));
+        assert!(h.state().0.coverage_mask);
+        h.get_by_label("Fade poorly covered cells").click();
+        h.run();
+        assert!(!h.state().0.coverage_mask);
+        let (panel, shared) = h.state_mut();
+        let d = panel.describe(shared);
+        assert_eq!(d["state"]["model"]["n_cells"], json!(n));
+        let e = panel
+            .apply("select_time_step", &json!({"index": 1}), shared)
+            .expect_err("one step only");
+        assert!(e.contains("the model has 1"), "{e}");
     }
 }

@@ -29,6 +29,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
     let mut in_data = false;
     let mut data_rows: Vec<(usize, &str)> = Vec::new();
     let mut out_of_range = 0usize;
+    let mut tx_failed_rows: Vec<&str> = Vec::new();
     for &(no, l) in &lines {
         let t = l.trim();
         if t.starts_with("#elec_start") {
@@ -76,6 +77,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
         } else if in_data {
             if t.to_ascii_lowercase().contains("out of range") {
                 out_of_range += 1;
+                if t.to_ascii_lowercase().contains("tx") {
+                    tx_failed_rows.push(t);
+                }
                 continue;
             }
             data_rows.push((no, t));
@@ -249,5 +253,38 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
     }
     s.r_ohm = Some(r);
     s.valid = vec![true; s.quadrupoles.len()];
+    // An electrode whose every current injection failed with "TX resistance out of range"
+    // has a contact problem; its readings as a potential electrode are not trusted either.
+    let mut failed_tx: BTreeSet<(i64, i64)> = BTreeSet::new();
+    for t in &tx_failed_rows {
+        let f = tokens(t);
+        for (cc, ec) in ecols.iter().take(2) {
+            if let (Some(cc), Some(ec)) = (cc, ec)
+                && let (Some(c), Some(e)) = (
+                    f.get(*cc).and_then(|v| parse_index(v)),
+                    f.get(*ec).and_then(|v| parse_index(v)),
+                )
+            {
+                failed_tx.insert((c, e));
+            }
+        }
+    }
+    let injected: BTreeSet<(i64, i64)> = raw.iter().flat_map(|q| [q[0], q[1]]).collect();
+    for bad in failed_tx.difference(&injected) {
+        let Some(&i) = index.get(bad) else { continue };
+        let mut n_bad = 0;
+        for (q, v) in s.quadrupoles.iter().zip(s.valid.iter_mut()) {
+            if q.m == Some(i) || q.n == Some(i) {
+                *v = false;
+                n_bad += 1;
+            }
+        }
+        if n_bad > 0 {
+            s.notes.push(format!(
+                "electrode {},{}: every current injection failed (TX resistance out of range, a contact problem); its {n_bad} readings as a potential electrode are marked invalid",
+                bad.0, bad.1
+            ));
+        }
+    }
     Ok(s)
 }

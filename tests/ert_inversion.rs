@@ -1,0 +1,194 @@
+//! ERT inversion on real data (acceptance items of issue #6; tolerances from the issue and
+//! ../shared/reference/geophysics.md §5.1.3).
+
+use hydrogeo_studio::methods::ert::inversion::{
+    ErrorSource, InversionParams, default_mesh_params, invert_survey,
+};
+use hydrogeo_studio::methods::ert::readers::{Instrument, read_survey};
+use std::sync::atomic::AtomicBool;
+
+fn quiet() -> impl FnMut(f64, &str) {
+    |_, _| {}
+}
+
+#[test]
+fn gallery_reaches_chi2_one_and_matches_simpeg() {
+    // gallery.dat (21 electrodes, 116 data, the file's 1–2 % errors). Acceptance: χ² ≤ 1.1
+    // within 15 iterations, predicted ρa rrms ≤ 1.5 %, median |Δlog10 ρ| ≤ 0.15 against the
+    // SimPEG model (ert_gallery_simpeg_model.json: cells) where SimPEG's coverage exceeds
+    // 1e-3 of its maximum.
+    let p = hydrogeo_studio::require_data!("ert/gimli/gallery.dat");
+    let oracle = hydrogeo_studio::require_oracle!("ert_gallery_simpeg_model.json");
+    let s = read_survey(&p, Instrument::Auto).unwrap();
+    let flag = AtomicBool::new(false);
+    let mut pr = quiet();
+    // pyGIMLi's own unit test of this file (test_Managers.py): λ = 10, paraDX = 0.3 (three
+    // cells per 2 m electrode spacing here), fine cells at the surface; our parameter depth
+    // 12 m covers SimPEG's 11.2 m deep mesh.
+    let mut mesh = default_mesh_params(21, 12.0);
+    mesh.n_between = 3;
+    mesh.first_layer_fraction = 0.25;
+    let params = InversionParams {
+        lambda: 10.0,
+        mesh: Some(mesh),
+        ..Default::default()
+    };
+    let r = invert_survey(&s, &params, &[], &mut pr, &flag).unwrap();
+    println!(
+        "gallery: {} data, {} cells, χ² {:?}, rrms {:.3} %, {} iterations, stop {:?}, {:.2} s",
+        r.n_data, r.n_cells, r.chi2_history, r.rrms_percent, r.iterations, r.stop_reason, r.seconds
+    );
+    println!("notes: {:?}", r.notes);
+    let cells = oracle["cells"].as_array().unwrap();
+    let cov_max = cells
+        .iter()
+        .map(|c| c["coverage"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let mut diffs = Vec::new();
+    let mut outside = 0;
+    for c in cells {
+        if c["coverage"].as_f64().unwrap() <= 1e-3 * cov_max {
+            continue;
+        }
+        let (x, z) = (c["x_m"].as_f64().unwrap(), c["z_m"].as_f64().unwrap());
+        match r.section.param_at(x, z) {
+            Some(j) => {
+                diffs.push((r.rho_ohm_m[j].log10() - c["log10_rho"].as_f64().unwrap()).abs())
+            }
+            None => outside += 1,
+        }
+    }
+    diffs.sort_by(f64::total_cmp);
+    let med = diffs[diffs.len() / 2];
+    println!(
+        "SimPEG comparison: {} cells compared, {outside} outside our parameter domain, median |Δlog10 ρ| = {med:.4}, 90 % {:.4}",
+        diffs.len(),
+        diffs[diffs.len() * 9 / 10]
+    );
+    assert!(r.chi2 <= 1.1, "χ² {}", r.chi2);
+    assert!(r.iterations <= 15);
+    assert!(r.rrms_percent <= 1.5, "rrms {}", r.rrms_percent);
+    assert!(med <= 0.15, "median |Δlog10 ρ| {med}");
+    assert!(
+        outside * 10 < diffs.len(),
+        "most SimPEG cells lie in our domain"
+    );
+}
+
+#[test]
+fn fielddataline2_with_topography_converges() {
+    // fielddataline2.dat: 72 electrodes on 8.7 m of relief, 936 data. Acceptance: χ² ≤ 1.5.
+    let p = hydrogeo_studio::require_data!("ert/phgx/Bert/fielddataline2.dat");
+    let s = read_survey(&p, Instrument::Auto).unwrap();
+    let flag = AtomicBool::new(false);
+    let mut pr = quiet();
+    // The file's err column holds stacking errors in percent (median below 1 %), which field
+    // data never fit; the test uses 5 % relative error, the peer studio's default
+    // (peer-studio.md §2.8), and a 20 m deep parameter domain (about 0.3 × the line).
+    let mut mesh = default_mesh_params(72, 20.0);
+    mesh.depth_growth = 1.3;
+    let params = InversionParams {
+        error_source: ErrorSource::Fixed,
+        relative_error: 0.05,
+        mesh: Some(mesh),
+        ..Default::default()
+    };
+    let r = invert_survey(&s, &params, &[], &mut pr, &flag).unwrap();
+    assert!(
+        r.section.surface_xz.iter().any(|p| p[1] < -8.0),
+        "the real surface is in the section"
+    );
+    println!(
+        "fielddataline2: {} data, {} cells, χ² {:?}, rrms {:.3} %, {} iterations, stop {:?}, {:.2} s",
+        r.n_data, r.n_cells, r.chi2_history, r.rrms_percent, r.iterations, r.stop_reason, r.seconds
+    );
+    println!("notes: {:?}", r.notes);
+    assert!(r.chi2 <= 1.5, "χ² {}", r.chi2);
+}
+
+#[test]
+#[ignore]
+fn explore() {
+    let flag = AtomicBool::new(false);
+    let p = hydrogeo_studio::field_data::bench("ert_dd48.dat").unwrap();
+    let s = read_survey(&p, Instrument::Auto).unwrap();
+    let mesh = hydrogeo_studio::methods::ert::mesh::LineMeshParams {
+        n_between: 1,
+        side_extension: 1,
+        first_layer_fraction: 0.5,
+        depth_growth: 1.25,
+        para_depth_m: 10.0,
+        boundary_factor: 1.1,
+        padding_growth: 3.0,
+    };
+    let params = InversionParams {
+        mesh: Some(mesh),
+        ..Default::default()
+    };
+    let mut pr = |f: f64, d: &str| eprintln!("{f:.2} {d}");
+    let r = invert_survey(&s, &params, &[], &mut pr, &flag).unwrap();
+    println!(
+        "dd48: {} cells, χ² {:?}, rrms {:.3} %, {} it, {:?}, {:.2} s, secs {:?} tau {:?}",
+        r.n_cells,
+        r.chi2_history,
+        r.rrms_percent,
+        r.iterations,
+        r.stop_reason,
+        r.seconds,
+        r.history.iter().map(|h| h.seconds).collect::<Vec<_>>(),
+        r.history.iter().map(|h| h.step_length).collect::<Vec<_>>()
+    );
+    println!(
+        "range {:?}",
+        (
+            r.rho_ohm_m.iter().cloned().fold(f64::MAX, f64::min),
+            r.rho_ohm_m.iter().cloned().fold(0.0, f64::max)
+        )
+    );
+}
+
+#[test]
+fn evaluation_retries_an_underfit_model_with_half_the_lambda() {
+    // gallery.dat at pyGIMLi's default λ = 20 on our default mesh stops at χ² ≈ 2.1
+    // (underfit: data-fit score 60 − 10·(χ² − 1.5) < 60, so it fails); the evaluation inverts
+    // again with λ = 10 (quality::retry_lambda), which fits (χ² < 1.5), and keeps that one.
+    use hydrogeo_studio::methods::ert::evaluation::{EvaluationSettings, evaluate};
+    let p = hydrogeo_studio::require_data!("ert/gimli/gallery.dat");
+    let s = read_survey(&p, Instrument::Auto).unwrap();
+    let flag = AtomicBool::new(false);
+    let params = InversionParams::default();
+    let mut pr = quiet();
+    let first = invert_survey(&s, &params, &[], &mut pr, &flag).unwrap();
+    let q0 = hydrogeo_studio::methods::ert::evaluation::Assessable::assess(&first, 70.0);
+    assert!(
+        first.chi2 > 1.5 && !q0.passed,
+        "χ² {} score {}",
+        first.chi2,
+        q0.score
+    );
+    let ev = evaluate(
+        first,
+        params.lambda,
+        &EvaluationSettings::default(),
+        |lambda| {
+            let mut pr = quiet();
+            invert_survey(
+                &s,
+                &InversionParams {
+                    lambda,
+                    ..params.clone()
+                },
+                &[],
+                &mut pr,
+                &flag,
+            )
+        },
+    )
+    .unwrap();
+    println!("{} | {:?}", ev.why_kept, ev.attempts);
+    assert_eq!(ev.attempts[0].lambda, 20.0);
+    assert_eq!(ev.attempts[1].lambda, 10.0);
+    assert!(ev.replaced && ev.attempts[1].kept);
+    assert!(ev.kept.chi2 <= 1.5 && ev.quality.passed, "{:?}", ev.quality);
+    assert!(ev.quality.component("plausibility").unwrap() >= 70.0);
+}
