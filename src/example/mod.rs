@@ -230,7 +230,10 @@ pub fn write_project(dir: &Path) -> Result<PathBuf, String> {
                 "fluid_resistivity_ohm_m": [rw, 2.0],
                 "source": "laboratory measurements on core from the site (synthetic example)"
             },
-            "gpr_velocity_m_per_ns": truth.gpr_velocity_m_per_ns
+            "gpr_velocity_m_per_ns": truth.gpr_velocity_m_per_ns,
+            // The TDEM system: the soundings CSV carries no loop description.
+            "tdem_params": serde_json::from_str::<Value>(tdem::TDEM_PARAMS)
+                .map_err(|e| format!("tdem::TDEM_PARAMS: {e}"))?
         }
     });
     std::fs::write(
