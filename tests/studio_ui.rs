@@ -11,6 +11,7 @@ use hydrogeo_studio::runtime::decide::{Decide, Decision, ScriptedDecider};
 use hydrogeo_studio::runtime::events::Event;
 use hydrogeo_studio::runtime::{JsonProduct, Outputs, Registry, RunContext, StepStatus, Tool};
 use hydrogeo_studio::studio::app::{DeciderMaker, Picker};
+use hydrogeo_studio::studio::panels::Panel;
 use hydrogeo_studio::studio::{StudioApp, StudioConfig};
 use serde_json::Value;
 
@@ -413,21 +414,28 @@ fn every_panel_with_nothing_loaded_says_what_to_do() {
     let mut h = harness(app);
     h.step();
     h.get_by_label_contains("cannot read the project");
-    for (title, hint) in [
+    // The rail carries the short names; the panel's heading its full title.
+    for (rail, title, hint) in [
         (
+            "ERT",
             "Electrical resistivity (ERT)",
             "Add files with File → Add data files",
         ),
-        ("Seismic refraction", "Readable formats"),
-        ("Time-domain EM (TDEM)", "Readable formats"),
-        ("Magnetotellurics (MT)", "Readable formats"),
-        ("Gravity and magnetics", "Readable formats"),
-        ("Ground-penetrating radar (GPR)", "Readable formats"),
-        ("Report", "No report yet"),
+        ("Seismic", "Seismic refraction", "Readable formats"),
+        ("EM", "Time-domain EM (TDEM)", "Readable formats"),
+        ("MT", "Magnetotellurics (MT)", "Readable formats"),
+        ("Grav/Mag", "Gravity and magnetics", "Readable formats"),
+        ("GPR", "Ground-penetrating radar (GPR)", "Readable formats"),
+        ("Report", "Report", "No report yet"),
     ] {
-        h.get_by_label(title).click();
+        h.get_by_label(rail).click();
         h.step();
         h.step();
+        assert_eq!(
+            h.state().panels[h.state().active].title(),
+            title,
+            "the rail's {rail} opens the {title} panel"
+        );
         h.get_by_label_contains(hint);
     }
 }

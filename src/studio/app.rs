@@ -635,9 +635,9 @@ impl StudioApp {
                     .iter()
                     .any(|c| c.status.is_none() && c.module == p.key());
                 let text = if busy {
-                    format!("{} (running)", p.title())
+                    format!("{} (running)", p.rail_label())
                 } else {
-                    p.title().to_string()
+                    p.rail_label().to_string()
                 };
                 if ui.selectable_label(self.active == i, text).clicked() {
                     self.active = i;
