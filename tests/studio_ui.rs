@@ -11,7 +11,6 @@ use hydrogeo_studio::runtime::decide::{Decide, Decision, ScriptedDecider};
 use hydrogeo_studio::runtime::events::Event;
 use hydrogeo_studio::runtime::{JsonProduct, Outputs, Registry, RunContext, StepStatus, Tool};
 use hydrogeo_studio::studio::app::{DeciderMaker, Picker};
-use hydrogeo_studio::studio::panels::Panel;
 use hydrogeo_studio::studio::{StudioApp, StudioConfig};
 use serde_json::Value;
 
