@@ -97,10 +97,13 @@ impl Default for Truth {
             velocity_m_per_s: (450.0, 1600.0, 3500.0),
             plume: Plume {
                 x_m: 40.0,
-                depth_m: 6.0,
+                // Buried at every survey (top 5.0 → 2.0 m): a body that reached the electrodes
+                // would test the meshes' representation of a contact at an electrode, not the
+                // time-lapse inversion.
+                depth_m: 7.5,
                 // Saturated sand with saline pore water.
                 rho_ohm_m: archie_rho(phi, m, n, PLUME_PORE_WATER_OHM_M, 1.0),
-                radius_m: [3.0, 4.5, 6.0, 7.5],
+                radius_m: [2.5, 3.5, 4.5, 5.5],
             },
             archie: (phi, m, n, rw),
             deep: (150.0, 100.0, 10.0, 1000.0),
@@ -269,11 +272,11 @@ mod tests {
             "the plume's pore water is 10× saltier"
         );
         assert!(
-            (t.rho(46.0, 6.0, 0) - sat).abs() < 1e-9,
+            (t.rho(44.5, 7.5, 0) - sat).abs() < 1e-9,
             "outside the plume at the first survey"
         );
         assert!(
-            t.rho(46.0, 6.0, 3) < sat / 5.0,
+            t.rho(44.5, 7.5, 3) < sat / 5.0,
             "inside the grown plume at the last"
         );
         // Archie's law inverted gives back the water content: θ = φ·S.
