@@ -574,6 +574,22 @@ pub fn cell_section(
     alpha: Option<&[f64]>,
     overlays: &[Series],
 ) -> Result<(), FigureError> {
+    draw_cells(path, axes, cells, values, scale, alpha, overlays, tick)
+}
+
+/// [`cell_section`] with the y tick labels written by `y_tick` (a section stored with y
+/// negated is labelled with positive depth or time).
+#[allow(clippy::too_many_arguments)]
+fn draw_cells(
+    path: &Path,
+    axes: &Axes,
+    cells: &[Vec<(f64, f64)>],
+    values: &[f64],
+    scale: &ColourScale,
+    alpha: Option<&[f64]>,
+    overlays: &[Series],
+    y_tick: fn(f64) -> String,
+) -> Result<(), FigureError> {
     ensure_font();
     let empty = || FigureError::Empty {
         title: axes.title.clone(),
@@ -604,7 +620,7 @@ pub fn cell_section(
         .axis_desc_style(("sans-serif", 20))
         .label_style(("sans-serif", 16))
         .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| y_tick(*v))
         .disable_mesh()
         .draw()
         .map_err(draw_err(path))?;
@@ -732,62 +748,8 @@ fn section_with_labels(
     overlays: &[Series],
     negate_y_labels: bool,
 ) -> Result<(), FigureError> {
-    if !negate_y_labels {
-        return cell_section(path, axes, cells, values, scale, None, overlays);
-    }
-    // Same drawing with y labels shown as positive depth/time.
-    ensure_font();
-    let empty = || FigureError::Empty {
-        title: axes.title.clone(),
-        reason: "no cells to draw".into(),
-    };
-    let (x0, x1) = axes
-        .x_range
-        .or_else(|| range_of(cells.iter().flatten().map(|p| p.0)))
-        .ok_or_else(empty)?;
-    let (y0, y1) = axes
-        .y_range
-        .or_else(|| range_of(cells.iter().flatten().map(|p| p.1)))
-        .ok_or_else(empty)?;
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(draw_err(path))?;
-    let (main, bar) = root.split_horizontally(SIZE.0 - 130);
-    let mut chart = ChartBuilder::on(&main)
-        .caption(&axes.title, ("sans-serif", 26))
-        .margin(16)
-        .x_label_area_size(55)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(draw_err(path))?;
-    chart
-        .configure_mesh()
-        .x_desc(&axes.x_label)
-        .y_desc(&axes.y_label)
-        .axis_desc_style(("sans-serif", 20))
-        .label_style(("sans-serif", 16))
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(-*v))
-        .disable_mesh()
-        .draw()
-        .map_err(draw_err(path))?;
-    chart
-        .draw_series(
-            cells
-                .iter()
-                .zip(values)
-                .filter(|(_, v)| v.is_finite())
-                .map(|(poly, v)| Polygon::new(poly.clone(), scale.colour(*v).filled())),
-        )
-        .map_err(draw_err(path))?;
-    for s in overlays {
-        let (r, g, b) = s.colour.unwrap_or((220, 20, 60));
-        let pts: Vec<(f64, f64)> = s.x.iter().zip(&s.y).map(|(x, y)| (*x, *y)).collect();
-        chart
-            .draw_series(LineSeries::new(pts, RGBColor(r, g, b).stroke_width(2)))
-            .map_err(draw_err(path))?;
-    }
-    colour_bar(&bar, scale, path)?;
-    root.present().map_err(draw_err(path))
+    let y_tick: fn(f64) -> String = if negate_y_labels { |v| tick(-v) } else { tick };
+    draw_cells(path, axes, cells, values, scale, None, overlays, y_tick)
 }
 
 /// Stations on a map, coloured by value, with a colour bar.
