@@ -1072,8 +1072,20 @@ pub fn invert_time_lapse_tool(ctx: &mut RunContext) -> ToolResult {
                 .iter()
                 .copied()
                 .fold(f64::NEG_INFINITY, f64::max);
+            let data = if s.change_within_errors() {
+                format!(
+                    "the data changed by a median {:.2} % and \"no change\" already fits them \
+                     (χ² {:.2}), so this change is not required by the data",
+                    s.data_change_median_percent, s.chi2_no_change
+                )
+            } else {
+                format!(
+                    "the data changed by a median {:.2} % (χ² of no change {:.2})",
+                    s.data_change_median_percent, s.chi2_no_change
+                )
+            };
             format!(
-                "{}: χ² {:.2}, change {lo:.0} to {hi:+.0} %",
+                "{}: χ² {:.2}, change {lo:.0} to {hi:+.0} %; {data}",
                 s.time.as_deref().unwrap_or(&s.label),
                 s.chi2
             )

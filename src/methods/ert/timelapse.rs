@@ -168,6 +168,22 @@ pub struct TimeStep {
     pub rrms_percent: f64,
     /// Iterations of this step's inversion (joint for simultaneous).
     pub iterations: usize,
+    /// Median |ρa_t/ρa_0 − 1| of the matched data against the baseline survey, percent
+    /// (0 for the baseline).
+    #[serde(default)]
+    pub data_change_median_percent: f64,
+    /// χ² of the hypothesis "nothing changed": Σ_i (ln(ρa_t,i/ρa_0,i)/ε_t,i)² / N with this
+    /// survey's relative errors ε (0 for the baseline). At or below 1 the data do not require
+    /// any change, and a scheme that reports one is fitting noise.
+    #[serde(default)]
+    pub chi2_no_change: f64,
+}
+
+impl TimeStep {
+    /// Whether the data of this step are explained by the baseline's data within their errors.
+    pub fn change_within_errors(&self) -> bool {
+        self.chi2_no_change <= 1.0
+    }
 }
 
 /// A time-lapse inversion.
@@ -594,18 +610,43 @@ pub fn invert_time_lapse(
     Ok(res)
 }
 
-/// Changes against the first model, percent.
+/// Changes against the first model, percent, and how much the data themselves changed
+/// ([`TimeStep::data_change_median_percent`], [`TimeStep::chi2_no_change`]).
 fn changes(steps: &mut [TimeStep]) {
-    let Some(base) = steps.first().map(|s| s.rho_ohm_m.clone()) else {
+    let Some((base, base_rhoa)) = steps
+        .first()
+        .map(|s| (s.rho_ohm_m.clone(), s.rhoa_obs_ohm_m.clone()))
+    else {
         return;
     };
-    for s in steps.iter_mut() {
+    for (t, s) in steps.iter_mut().enumerate() {
         s.change_percent = s
             .rho_ohm_m
             .iter()
             .zip(&base)
             .map(|(r, b)| 100.0 * (r / b - 1.0))
             .collect();
+        if t == 0 {
+            continue;
+        }
+        let ratio: Vec<f64> = s
+            .rhoa_obs_ohm_m
+            .iter()
+            .zip(&base_rhoa)
+            .map(|(a, b)| (a / b).ln())
+            .collect();
+        let rel: Vec<f64> = ratio.iter().map(|l| 100.0 * l.exp_m1().abs()).collect();
+        s.data_change_median_percent = if rel.is_empty() { 0.0 } else { median(&rel) };
+        s.chi2_no_change = if ratio.is_empty() {
+            0.0
+        } else {
+            ratio
+                .iter()
+                .zip(&s.err)
+                .map(|(l, e)| (l / e).powi(2))
+                .sum::<f64>()
+                / ratio.len() as f64
+        };
     }
 }
 
@@ -622,6 +663,8 @@ fn step_of(r: &InversionResult) -> TimeStep {
         chi2_history: r.chi2_history.clone(),
         rrms_percent: r.rrms_percent,
         iterations: r.iterations,
+        data_change_median_percent: 0.0,
+        chi2_no_change: 0.0,
     }
 }
 
@@ -760,6 +803,8 @@ fn relative(
             chi2: run.chi2,
             chi2_history: run.history.iter().map(|h| h.chi2).collect(),
             iterations: run.iterations,
+            data_change_median_percent: 0.0,
+            chi2_no_change: 0.0,
         });
     }
     changes(&mut steps);
@@ -1044,6 +1089,8 @@ fn simultaneous(
                 chi2: chi2(&d[t], &fs[t], &w[t]),
                 chi2_history: step_hist[t].clone(),
                 iterations: it,
+                data_change_median_percent: 0.0,
+                chi2_no_change: 0.0,
             }
         })
         .collect();
