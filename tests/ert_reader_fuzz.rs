@@ -5,13 +5,14 @@ use hydrogeo_studio::methods::ert::readers::{self, Instrument, electrodes};
 use proptest::prelude::*;
 use std::path::Path;
 
-const ALL: [Instrument; 16] = [
+const ALL: [Instrument; 17] = [
     Instrument::Auto,
     Instrument::Unified,
     Instrument::E4d,
     Instrument::SyscalCsv,
     Instrument::SyscalBin,
     Instrument::AbemLund,
+    Instrument::AbemLs,
     Instrument::Res2dinv,
     Instrument::Das1,
     Instrument::Sting,

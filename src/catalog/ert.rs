@@ -318,7 +318,7 @@ fn instrument(ctx: &RunContext) -> anyhow::Result<Instrument> {
             let key = s.trim().to_ascii_lowercase().replace(['-', ' '], "_");
             serde_json::from_value(serde_json::Value::from(key)).map_err(|_| {
                 anyhow!(
-                    "instrument = '{s}' is not a format this studio reads; use auto, unified, e4d, syscal_csv, syscal_bin, abem_lund, res2dinv, das1, sting, r2_protocol, ares_ii, lippmann, electra, ohm_pi or prime"
+                    "instrument = '{s}' is not a format this studio reads; use auto, unified, e4d, syscal_csv, syscal_bin, abem_lund, abem_ls, res2dinv, das1, sting, r2_protocol, ares_ii, lippmann, electra, ohm_pi, bgs_prime or plain_csv"
                 )
             })
         }

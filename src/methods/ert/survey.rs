@@ -18,6 +18,8 @@ pub enum Format {
     SyscalBin,
     /// ABEM Lund / Terrameter SAS `.ohm` (ERIGRAPH) export.
     AbemLund,
+    /// ABEM Terrameter LS / LS2 tab-separated ASCII export (`.txt`, "Export data").
+    AbemLs,
     /// Res2DInv input `.dat` (standard arrays and the general array).
     Res2dinv,
     /// MPT DAS-1 `.Data` export.
@@ -49,6 +51,7 @@ impl Format {
             Format::SyscalCsv => "Syscal Pro CSV export",
             Format::SyscalBin => "Syscal Pro binary",
             Format::AbemLund => "ABEM Lund (.ohm)",
+            Format::AbemLs => "ABEM Terrameter LS (.txt export)",
             Format::Res2dinv => "Res2DInv input file",
             Format::Das1 => "MPT DAS-1",
             Format::Sting => "AGI SuperSting (.stg)",

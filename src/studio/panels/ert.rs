@@ -33,7 +33,7 @@ pub const SPEC: MethodSpec = MethodSpec {
         "water_content",
         "structure_results",
     ],
-    formats: "pyGIMLi/BERT unified (.dat/.ohm/.shm), E4D, Syscal (.csv/.bin), ABEM/Lund, Res2DInv, MPT DAS-1, AGI SuperSting (.stg), CSV a,b,m,n,R",
+    formats: "pyGIMLi/BERT unified (.dat/.ohm/.shm), E4D, Syscal (.csv/.bin), ABEM/Lund (.ohm), ABEM Terrameter LS (.txt), Res2DInv, MPT DAS-1, AGI SuperSting (.stg), CSV a,b,m,n,R",
 };
 
 /// The Electrical resistivity (ERT) panel.

@@ -6,6 +6,7 @@
 //! 1-based line, what was expected and what was found.
 
 pub mod abem;
+pub mod abem_ls;
 pub mod ares;
 pub mod das1;
 pub mod e4d;
@@ -43,6 +44,8 @@ pub enum Instrument {
     SyscalBin,
     /// ABEM Lund `.ohm`.
     AbemLund,
+    /// ABEM Terrameter LS / LS2 `.txt` export.
+    AbemLs,
     /// Res2DInv `.dat`.
     Res2dinv,
     /// MPT DAS-1.
@@ -75,6 +78,7 @@ impl Instrument {
             Instrument::SyscalCsv => Format::SyscalCsv,
             Instrument::SyscalBin => Format::SyscalBin,
             Instrument::AbemLund => Format::AbemLund,
+            Instrument::AbemLs => Format::AbemLs,
             Instrument::Res2dinv => Format::Res2dinv,
             Instrument::Das1 => Format::Das1,
             Instrument::Sting => Format::Sting,
@@ -130,6 +134,13 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Option<Detection> {
         .copied()
         .unwrap_or("");
     let has = |s: &str| lines.iter().any(|l| l.contains(s));
+    if abem_ls::looks_like(&lines) {
+        return det(
+            Format::AbemLs,
+            false,
+            "tab-separated column header naming A(x) … M(x) (ABEM Terrameter LS export)",
+        );
+    }
     if first.contains("Prime") && has("data:") {
         return det(
             Format::BgsPrime,
@@ -263,7 +274,7 @@ pub fn parse_survey(
             None => {
                 return Err(ReadError::format(
                     path,
-                    "not a recognised ERT format (unified, E4D, Syscal csv/bin, ABEM Lund, Res2DInv, DAS-1, \
+                    "not a recognised ERT format (unified, E4D, Syscal csv/bin, ABEM Lund, ABEM Terrameter LS, Res2DInv, DAS-1, \
                      Sting, R2 protocol, ARES, Lippmann, Electra, OhmPi, PRIME, plain CSV); choose the \
                      instrument explicitly if you know it",
                 ));
@@ -279,6 +290,7 @@ pub fn parse_survey(
             Format::E4dSrv => e4d::parse(path, &text)?,
             Format::SyscalCsv => syscal::parse_csv(path, &text)?,
             Format::AbemLund => abem::parse(path, &text)?,
+            Format::AbemLs => abem_ls::parse(path, &text)?,
             Format::Res2dinv => res2dinv::parse(path, &text)?,
             Format::Das1 => das1::parse(path, &text)?,
             Format::Sting => sting::parse(path, &text)?,
@@ -378,16 +390,23 @@ impl PositionIndex {
 
     /// Build from all positions met in the data (remote ones left out).
     pub fn new(positions: impl IntoIterator<Item = [f64; 3]>) -> Self {
-        let mut pts: Vec<[f64; 3]> = positions.into_iter().filter(|p| !is_remote(p[0])).collect();
-        pts.sort_by(|a, b| {
-            a[0].total_cmp(&b[0])
+        // Sorted by the quantised key (then by value), so that `keys` is sorted for the
+        // binary search even when two positions less than 1 µm apart order differently in
+        // x and in y.
+        let mut pts: Vec<((i64, i64, i64), [f64; 3])> = positions
+            .into_iter()
+            .filter(|p| !is_remote(p[0]))
+            .map(|p| (Self::key(p), p))
+            .collect();
+        pts.sort_by(|(ka, a), (kb, b)| {
+            ka.cmp(kb)
+                .then(a[0].total_cmp(&b[0]))
                 .then(a[1].total_cmp(&b[1]))
                 .then(a[2].total_cmp(&b[2]))
         });
         let mut keys = Vec::new();
         let mut electrodes = Vec::new();
-        for p in pts {
-            let k = Self::key(p);
+        for (k, p) in pts {
             if keys.last() != Some(&k) {
                 keys.push(k);
                 electrodes.push(Electrode::at(p[0], p[1], p[2]));
