@@ -150,3 +150,12 @@ pub struct InterfaceLine {
     /// Elevations of the interface (m).
     pub z_m: Vec<f64>,
 }
+
+/// Whether the run has, or will have, an ERT model: then ERT's conversion is the run's water
+/// content, and the layered methods (TDEM, MT) do not make their own.
+pub fn ert_model_in_run(ctx: &RunContext) -> bool {
+    ctx.product(super::keys::INVERSION_RESULTS).is_some()
+        || ctx.projected(super::keys::INVERSION_RESULTS)
+        || ctx.has_input("ert_files")
+        || ctx.has_input("ert_file")
+}

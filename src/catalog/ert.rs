@@ -30,7 +30,7 @@ use crate::methods::ert::timelapse::{
 use crate::methods::ert::{Instrument, Survey, SurveySet, qc, read_survey};
 use crate::methods::io::ReadError;
 use crate::methods::petro::{
-    Distribution, MonteCarloOptions, PetroPrior, PriorSource, UserPetroParams, WaterContent,
+    MonteCarloOptions, PetroConfig, PetroPrior, PriorSource, UserPetroParams, WaterContent,
     WaterContentInput, water_content,
 };
 use crate::methods::quality::Quality;
@@ -229,87 +229,6 @@ pub struct ErtStructure {
 }
 
 // ----- settings --------------------------------------------------------------------------
-
-/// One petrophysical parameter as a user writes it: a value, `[mean, std]`, or a
-/// distribution object (`{"kind": "normal", "mean": .., "std": ..}`).
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(untagged)]
-pub enum ParamValue {
-    /// Fixed.
-    Value(f64),
-    /// Normal with mean and standard deviation.
-    MeanStd([f64; 2]),
-    /// Any distribution.
-    Dist(Distribution),
-}
-
-impl ParamValue {
-    fn dist(self) -> Distribution {
-        match self {
-            ParamValue::Value(value) => Distribution::Fixed { value },
-            ParamValue::MeanStd([mean, std]) => Distribution::Normal { mean, std },
-            ParamValue::Dist(d) => d,
-        }
-    }
-}
-
-/// The `petrophysical_params` configuration key.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PetroConfig {
-    /// `archie` (surface conduction zero) or `waxman_smits`.
-    pub relationship: Option<String>,
-    /// Porosity φ.
-    pub porosity: Option<ParamValue>,
-    /// Cementation exponent m.
-    #[serde(alias = "cementation_exponent_m", alias = "m")]
-    pub cementation_m: Option<ParamValue>,
-    /// Saturation exponent n.
-    #[serde(alias = "saturation_exponent_n", alias = "n")]
-    pub saturation_n: Option<ParamValue>,
-    /// Tortuosity a.
-    #[serde(alias = "tortuosity", alias = "a")]
-    pub tortuosity_a: Option<ParamValue>,
-    /// Pore-water resistivity, Ω·m.
-    #[serde(alias = "rho_w", alias = "fluid_resistivity")]
-    pub fluid_resistivity_ohm_m: Option<ParamValue>,
-    /// Surface conduction B·Qv, S/m.
-    pub surface_conductivity_s_per_m: Option<ParamValue>,
-    /// Where the values come from (quoted in the report).
-    pub source: Option<String>,
-    /// Seed of the Monte Carlo draws.
-    pub seed: Option<u64>,
-}
-
-impl PetroConfig {
-    /// The user's parameters for [`PetroPrior::from_user`]; `archie` makes the surface term a
-    /// user-given zero.
-    fn user(&self) -> Result<UserPetroParams, String> {
-        let archie = match self.relationship.as_deref().map(str::to_ascii_lowercase) {
-            None => false,
-            Some(r) if r == "archie" => true,
-            Some(r) if r.replace(['-', ' '], "_") == "waxman_smits" => false,
-            Some(r) => {
-                return Err(format!(
-                    "petrophysical_params.relationship = '{r}': the implemented ones are archie, waxman_smits"
-                ));
-            }
-        };
-        let d = |p: Option<ParamValue>| p.map(ParamValue::dist);
-        Ok(UserPetroParams {
-            porosity: d(self.porosity),
-            cementation_m: d(self.cementation_m),
-            saturation_n: d(self.saturation_n),
-            tortuosity_a: d(self.tortuosity_a),
-            fluid_resistivity_ohm_m: d(self.fluid_resistivity_ohm_m),
-            surface_conductivity_s_per_m: d(self.surface_conductivity_s_per_m).or(if archie {
-                Some(Distribution::Fixed { value: 0.0 })
-            } else {
-                None
-            }),
-        })
-    }
-}
 
 fn instrument(ctx: &RunContext) -> anyhow::Result<Instrument> {
     match ctx.config_str("instrument") {
@@ -1247,7 +1166,7 @@ fn priors(
     section: &ModelSection,
 ) -> anyhow::Result<(Vec<PetroPrior>, Vec<usize>)> {
     use crate::methods::ert::mesh::MARKER_BELOW;
-    let user = cfg.user().map_err(|e| anyhow!(e))?;
+    let (user, _implied) = cfg.user_params();
     let given = user != UserPetroParams::default();
     let make = |name: &str, d: PetroPrior| {
         if given {
@@ -1333,9 +1252,11 @@ pub fn convert_water_content(ctx: &mut RunContext) -> ToolResult {
     let ev = held::<Evaluation<ErtModel>>(ctx, keys::EVALUATION_RESULTS)
         .ok_or_else(|| anyhow!("no evaluated ERT model: run evaluate_inversion first"))?
         .clone();
-    let cfg: PetroConfig = ctx
-        .params("petrophysical_params")
-        .map_err(|e| anyhow!("petrophysical_params: {}", e.message))?;
+    let cfg =
+        PetroConfig::from_json(ctx.config.get("petrophysical_params")).map_err(|e| anyhow!(e))?;
+    for note in cfg.user_params().1 {
+        ctx.note(&note);
+    }
     let model = &ev.kept;
     let section = model.section();
     let (pri, region) = priors(&cfg, section)?;
@@ -1831,9 +1752,9 @@ mod tests {
 
     #[test]
     fn default_petrophysics_is_said_loudly_and_unknown_keys_are_refused() {
-        let cfg: PetroConfig = serde_json::from_value(json!({})).expect("empty");
+        let cfg = PetroConfig::from_json(Some(&json!({}))).expect("empty");
         let section_free = PetroPrior::default_regolith("x");
-        let user = cfg.user().expect("user");
+        let (user, _) = cfg.user_params();
         assert_eq!(user, UserPetroParams::default());
         let wc = water_content(
             &WaterContentInput {
@@ -1851,15 +1772,11 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("(default)"));
-        let e = serde_json::from_value::<PetroConfig>(json!({ "porositee": 0.3 }))
-            .expect_err("unknown key");
-        assert!(e.to_string().contains("porosity"), "{e}");
-        let e = PetroConfig {
-            relationship: Some("simandoux".into()),
-            ..Default::default()
-        }
-        .user()
-        .expect_err("unknown relation");
+        let e =
+            PetroConfig::from_json(Some(&json!({ "porositee": 0.3 }))).expect_err("unknown key");
+        assert!(e.contains("'porositee'") && e.contains("porosity"), "{e}");
+        let e = PetroConfig::from_json(Some(&json!({ "relationship": "simandoux" })))
+            .expect_err("unknown relation");
         assert!(e.contains("archie, waxman_smits"), "{e}");
     }
 

@@ -964,9 +964,8 @@ pub fn convert_mt_water_content(ctx: &mut RunContext) -> crate::runtime::ToolRes
     let inv = held::<MtInversions>(ctx, keys::MT_RESULTS)
         .cloned()
         .ok_or_else(|| anyhow!("no MT inversion in this run: run invert_mt first"))?;
-    let cfg: PetroConfig = ctx
-        .params("petrophysical_params")
-        .map_err(|e| anyhow!("{e}"))?;
+    let cfg =
+        PetroConfig::from_json(ctx.config.get("petrophysical_params")).map_err(|e| anyhow!(e))?;
     let n_real = ctx
         .config
         .get("n_realizations")
@@ -1053,14 +1052,6 @@ pub fn convert_mt_water_content(ctx: &mut RunContext) -> crate::runtime::ToolRes
     ))
 }
 
-/// Whether the run has, or will have, an ERT model (MT water content is then not made).
-fn ert_model_in_run(ctx: &RunContext) -> bool {
-    ctx.product(keys::INVERSION_RESULTS).is_some()
-        || ctx.projected(keys::INVERSION_RESULTS)
-        || ctx.has_input("ert_files")
-        || ctx.has_input("ert_file")
-}
-
 // ----- registration -----------------------------------------------------------------------
 
 /// Register the MT tools, in dependency order.
@@ -1115,9 +1106,9 @@ pub fn register(reg: &mut Registry) {
         .when(|ctx| {
             intent::wants(&ctx.goal, keys::WATER_CONTENT)
                 && ctx.product(keys::WATER_CONTENT).is_none()
-                && !ert_model_in_run(ctx)
+                && !super::common::ert_model_in_run(ctx)
         })
-        .applies(|ctx| !ert_model_in_run(ctx)),
+        .applies(|ctx| !super::common::ert_model_in_run(ctx)),
     );
 }
 

@@ -16,8 +16,7 @@ use super::common::{Held, figure_path, held, product_path};
 use super::{intent, keys};
 use crate::methods::io::ReadError;
 use crate::methods::petro::{
-    self, DEFAULT_REALIZATIONS, Distribution, MonteCarloOptions, PetroPrior, PriorSource,
-    UserPetroParams,
+    self, DEFAULT_REALIZATIONS, MonteCarloOptions, PetroPrior, PriorSource, UserPetroParams,
 };
 use crate::methods::tdem::data::ResponseUnit;
 use crate::methods::tdem::forward::LayeredEarth;
@@ -1068,15 +1067,6 @@ fn map_tdem_plan_view(ctx: &mut RunContext) -> ToolResult {
     Ok((summary, out.put(keys::PLAN_MAPS, Arc::new(h))))
 }
 
-/// Whether the run has an ERT model or will make one (then ERT's conversion is the water
-/// content, not TDEM's).
-fn ert_in_run(ctx: &RunContext) -> bool {
-    ctx.has_input("ert_files")
-        || ctx.has_input("ert_file")
-        || ctx.product(keys::INVERSION_RESULTS).is_some()
-        || ctx.projected(keys::INVERSION_RESULTS)
-}
-
 /// Register the TDEM tools, in dependency order.
 pub fn register(reg: &mut Registry) {
     let _ = reg.register(
@@ -1145,7 +1135,7 @@ pub fn register(reg: &mut Registry) {
         .module("em")
         .agent("TDEM")
         .applies(|ctx| ctx.has_input(ROLE_DATA))
-        .when(|ctx| intent::wants(&ctx.goal, keys::WATER_CONTENT) && !ert_in_run(ctx)),
+        .when(|ctx| intent::wants(&ctx.goal, keys::WATER_CONTENT) && !super::common::ert_model_in_run(ctx)),
     );
 }
 
@@ -1154,104 +1144,19 @@ pub fn read_summary(path: &std::path::Path) -> Option<Result<serde_json::Value, 
     crate::methods::tdem::read_summary(path)
 }
 
-/// Keys `petrophysical_params` may hold, petro's names first, then the project form's.
-pub const PETRO_KEYS: &[&str] = &[
-    "porosity",
-    "cementation_m",
-    "saturation_n",
-    "tortuosity_a",
-    "fluid_resistivity_ohm_m",
-    "surface_conductivity_s_per_m",
-    "cementation_exponent_m",
-    "saturation_exponent_n",
-    "relationship",
-    "source",
-];
-
-/// One parameter's distribution: a number (fixed), `[mean, std]` (normal), `[value]`
-/// (fixed), or petro's tagged form (`{"kind": "normal", "mean": .., "std": ..}`).
-fn distribution(key: &str, v: &serde_json::Value) -> anyhow::Result<Distribution> {
-    use serde_json::Value;
-    let bad = || {
-        anyhow!(
-            "petrophysical_params.{key}: expected a number, [mean, std] or {{\"kind\": \"normal\", \"mean\": .., \"std\": ..}}, found {v}"
-        )
-    };
-    match v {
-        Value::Number(n) => Ok(Distribution::Fixed {
-            value: n.as_f64().ok_or_else(bad)?,
-        }),
-        Value::Array(a) => match a.iter().map(Value::as_f64).collect::<Option<Vec<f64>>>() {
-            Some(x) if x.len() == 1 => Ok(Distribution::Fixed { value: x[0] }),
-            Some(x) if x.len() == 2 => Ok(Distribution::Normal {
-                mean: x[0],
-                std: x[1],
-            }),
-            _ => Err(bad()),
-        },
-        Value::Object(_) => serde_json::from_value(v.clone()).map_err(|_| bad()),
-        _ => Err(bad()),
-    }
-}
-
-/// The user's petrophysical parameters from the `petrophysical_params` setting, in petro's
-/// names or the project form (`cementation_exponent_m`, `saturation_exponent_n`, `[mean,
-/// std]` pairs, `relationship`, `source`), with notes on what was read. An unknown key is an
-/// error naming the valid ones. `relationship: "archie"` fixes surface conduction at 0 as
-/// the user's choice.
+/// The user's petrophysical parameters from the `petrophysical_params` setting, read by the
+/// one parser every method uses ([`crate::methods::petro::PetroConfig::from_json`]), with
+/// notes on what was read and implied.
 pub fn user_petro_params(
     value: Option<&serde_json::Value>,
 ) -> anyhow::Result<(UserPetroParams, Vec<String>)> {
-    let mut p = UserPetroParams::default();
-    let mut notes = Vec::new();
-    let Some(value) = value.filter(|v| !v.is_null()) else {
-        return Ok((p, notes));
-    };
-    let obj = value
-        .as_object()
-        .ok_or_else(|| anyhow!("petrophysical_params: expected an object, found {value}"))?;
-    for (k, v) in obj {
-        let slot = match k.as_str() {
-            "porosity" => &mut p.porosity,
-            "cementation_m" | "cementation_exponent_m" => &mut p.cementation_m,
-            "saturation_n" | "saturation_exponent_n" => &mut p.saturation_n,
-            "tortuosity_a" => &mut p.tortuosity_a,
-            "fluid_resistivity_ohm_m" => &mut p.fluid_resistivity_ohm_m,
-            "surface_conductivity_s_per_m" => &mut p.surface_conductivity_s_per_m,
-            "source" => {
-                notes.push(format!(
-                    "petrophysical parameters' source as given: {}",
-                    v.as_str().map_or_else(|| v.to_string(), str::to_string)
-                ));
-                continue;
-            }
-            "relationship" => {
-                match v.as_str() {
-                    Some("archie") => {}
-                    Some("waxman_smits") | Some("waxman-smits") => continue,
-                    _ => {
-                        return Err(anyhow!(
-                            "petrophysical_params.relationship: expected \"archie\" or \"waxman_smits\", found {v}"
-                        ));
-                    }
-                }
-                if obj.contains_key("surface_conductivity_s_per_m") {
-                    continue;
-                }
-                &mut p.surface_conductivity_s_per_m
-            }
-            other => {
-                return Err(anyhow!(
-                    "petrophysical_params: unknown key '{other}'; valid keys: {}",
-                    PETRO_KEYS.join(", ")
-                ));
-            }
-        };
-        *slot = Some(if k == "relationship" {
-            Distribution::Fixed { value: 0.0 }
-        } else {
-            distribution(k, v)?
-        });
+    let cfg = crate::methods::petro::PetroConfig::from_json(value).map_err(|e| anyhow!(e))?;
+    let (p, mut notes) = cfg.user_params();
+    if let Some(src) = &cfg.source {
+        notes.insert(
+            0,
+            format!("petrophysical parameters' source as given: {src}"),
+        );
     }
     Ok((p, notes))
 }
@@ -1478,6 +1383,7 @@ fn convert_tdem_water_content(ctx: &mut RunContext) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::methods::petro::Distribution;
     use crate::methods::tdem::pipeline::TdemMaps;
     use crate::runtime::step::DecidedBy;
     use crate::runtime::{StepStatus, invoke};
@@ -1799,8 +1705,29 @@ mod tests {
             p.surface_conductivity_s_per_m,
             Some(Distribution::Fixed { value: 0.0 })
         );
-        assert_eq!(p.tortuosity_a, None);
+        // "archie" without a: a = 1 as Archie's law is usually written, said in a note.
+        assert_eq!(p.tortuosity_a, Some(Distribution::Fixed { value: 1.0 }));
         assert!(notes[0].contains("core"));
+        assert!(
+            notes.iter().any(|n| n.contains("Tortuosity a = 1")),
+            "{notes:?}"
+        );
+        // ERT's spellings mean the same here (one parser for every method).
+        let (q, _) = user_petro_params(Some(&json!({
+            "relationship": "Waxman-Smits", "m": 1.8, "n": [2.0], "a": 1.0, "rho_w": [20.0, 2.0]
+        })))
+        .unwrap();
+        assert_eq!(q.cementation_m, Some(Distribution::Fixed { value: 1.8 }));
+        assert_eq!(q.saturation_n, Some(Distribution::Fixed { value: 2.0 }));
+        assert_eq!(q.tortuosity_a, Some(Distribution::Fixed { value: 1.0 }));
+        assert_eq!(
+            q.fluid_resistivity_ohm_m,
+            Some(Distribution::Normal {
+                mean: 20.0,
+                std: 2.0
+            })
+        );
+        assert_eq!(q.surface_conductivity_s_per_m, None);
         // petro's own tagged form.
         let (p, _) = user_petro_params(Some(&json!({
             "porosity": {"kind": "uniform", "low": 0.3, "high": 0.4}

@@ -14,6 +14,10 @@
 //!   "source": "laboratory measurements on core" }
 //! ```
 //!
+//! Also accepted: `m`, `n`, `a` / `tortuosity`, `rho_w` / `fluid_resistivity`, `[value]` for a
+//! fixed value, `n_realizations` and `seed`. ERT, TDEM and MT all read the setting through
+//! [`PetroConfig::from_json`], so one project setting means the same for every method.
+//!
 //! Naming the relationship is itself information: `"archie"` means σ_s = 0 (Archie 1942 has
 //! no surface conduction) and, unless `a` is given, a = 1 (the law as usually written,
 //! F = φ^−m); both are then counted as given by the user, and a note says they were implied.
@@ -23,9 +27,49 @@
 use serde::{Deserialize, Serialize};
 
 use super::monte_carlo::{
-    DEFAULT_REALIZATIONS, DEFAULT_SEED, Distribution, MonteCarloOptions, Param, PetroPrior,
-    PriorSource, UserPetroParams,
+    DEFAULT_REALIZATIONS, DEFAULT_SEED, Distribution, MonteCarloOptions, PetroPrior, PriorSource,
+    UserPetroParams,
 };
+
+/// The parameter keys of the setting, with their aliases.
+const PARAM_KEYS: &[&str] = &[
+    "porosity",
+    "cementation_exponent_m",
+    "cementation_m",
+    "m",
+    "saturation_exponent_n",
+    "saturation_n",
+    "n",
+    "tortuosity_a",
+    "tortuosity",
+    "a",
+    "fluid_resistivity_ohm_m",
+    "rho_w",
+    "fluid_resistivity",
+    "surface_conductivity_s_per_m",
+];
+
+/// Every key the setting accepts.
+const KEYS: &[&str] = &[
+    "relationship",
+    "porosity",
+    "cementation_exponent_m",
+    "cementation_m",
+    "m",
+    "saturation_exponent_n",
+    "saturation_n",
+    "n",
+    "tortuosity_a",
+    "tortuosity",
+    "a",
+    "fluid_resistivity_ohm_m",
+    "rho_w",
+    "fluid_resistivity",
+    "surface_conductivity_s_per_m",
+    "source",
+    "n_realizations",
+    "seed",
+];
 
 /// One parameter as written: a fixed number, `[mean, std]` (normal) or a distribution object.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -35,6 +79,8 @@ pub enum ParamSpec {
     Value(f64),
     /// Mean and standard deviation of a normal distribution.
     MeanStd([f64; 2]),
+    /// `[value]`: a fixed value.
+    Single([f64; 1]),
     /// A distribution object (`{"kind": "normal" | "log_normal" | "uniform" | "fixed", …}`).
     Dist(Distribution),
 }
@@ -45,6 +91,7 @@ impl ParamSpec {
         match self {
             ParamSpec::Value(value) => Distribution::Fixed { value },
             ParamSpec::MeanStd([mean, std]) => Distribution::Normal { mean, std },
+            ParamSpec::Single([value]) => Distribution::Fixed { value },
             ParamSpec::Dist(d) => d,
         }
     }
@@ -55,8 +102,16 @@ impl ParamSpec {
 #[serde(rename_all = "snake_case")]
 pub enum Relationship {
     /// Archie (1942): no surface conduction.
+    #[serde(alias = "Archie", alias = "ARCHIE")]
     Archie,
     /// Waxman & Smits (1968): with surface conduction B·Qv.
+    #[serde(
+        alias = "waxman-smits",
+        alias = "Waxman-Smits",
+        alias = "Waxman_Smits",
+        alias = "waxman smits",
+        alias = "Waxman Smits"
+    )]
     WaxmanSmits,
 }
 
@@ -69,14 +124,16 @@ pub struct PetroConfig {
     /// Porosity φ (fraction).
     pub porosity: Option<ParamSpec>,
     /// Cementation exponent m.
-    #[serde(alias = "cementation_m")]
+    #[serde(alias = "cementation_m", alias = "m")]
     pub cementation_exponent_m: Option<ParamSpec>,
     /// Saturation exponent n.
-    #[serde(alias = "saturation_n")]
+    #[serde(alias = "saturation_n", alias = "n")]
     pub saturation_exponent_n: Option<ParamSpec>,
     /// Tortuosity a.
+    #[serde(alias = "tortuosity", alias = "a")]
     pub tortuosity_a: Option<ParamSpec>,
     /// Pore-water resistivity ρw, Ω·m.
+    #[serde(alias = "rho_w", alias = "fluid_resistivity")]
     pub fluid_resistivity_ohm_m: Option<ParamSpec>,
     /// Surface conduction B·Qv, S/m.
     pub surface_conductivity_s_per_m: Option<ParamSpec>,
@@ -100,11 +157,46 @@ impl PetroConfig {
             && self.surface_conductivity_s_per_m.is_none()
     }
 
-    /// The prior of region `name`: what the user gave (and what the named relationship
-    /// implies), the rest from `defaults`; with notes on every implied value.
-    pub fn prior(&self, name: &str, defaults: &PetroPrior) -> (PetroPrior, Vec<String>) {
+    /// The setting as found in a configuration (`None` or null: nothing given). Every method
+    /// reads `petrophysical_params` through this one parser, so a project's setting means the
+    /// same for ERT, TDEM and MT. An unknown key is refused with the valid keys named, and a
+    /// value that is not a parameter is refused with the key and the value found.
+    pub fn from_json(value: Option<&serde_json::Value>) -> Result<Self, String> {
+        let Some(value) = value.filter(|v| !v.is_null()) else {
+            return Ok(Self::default());
+        };
+        let obj = value
+            .as_object()
+            .ok_or_else(|| format!("petrophysical_params: expected an object, found {value}"))?;
+        for (k, v) in obj {
+            if !KEYS.contains(&k.as_str()) {
+                return Err(format!(
+                    "petrophysical_params: unknown key '{k}'; valid keys: {}",
+                    KEYS.join(", ")
+                ));
+            }
+            if PARAM_KEYS.contains(&k.as_str())
+                && serde_json::from_value::<ParamSpec>(v.clone()).is_err()
+            {
+                return Err(format!(
+                    "petrophysical_params.{k}: expected a number, [mean, std] or a distribution \
+                     such as {{\"kind\": \"normal\", \"mean\": .., \"std\": ..}}, found {v}"
+                ));
+            }
+            if k == "relationship" && serde_json::from_value::<Relationship>(v.clone()).is_err() {
+                return Err(format!(
+                    "petrophysical_params.relationship = {v}: the implemented ones are archie, waxman_smits"
+                ));
+            }
+        }
+        serde_json::from_value(value.clone()).map_err(|e| format!("petrophysical_params: {e}"))
+    }
+
+    /// What the user gave, plus what the named relationship implies, with a note on every
+    /// implied value: `"archie"` fixes σ_s = 0 and, without a, a = 1 (module docs).
+    pub fn user_params(&self) -> (UserPetroParams, Vec<String>) {
         let d = |p: Option<ParamSpec>| p.map(ParamSpec::distribution);
-        let given = UserPetroParams {
+        let mut given = UserPetroParams {
             porosity: d(self.porosity),
             cementation_m: d(self.cementation_exponent_m),
             saturation_n: d(self.saturation_exponent_n),
@@ -112,19 +204,17 @@ impl PetroConfig {
             fluid_resistivity_ohm_m: d(self.fluid_resistivity_ohm_m),
             surface_conductivity_s_per_m: d(self.surface_conductivity_s_per_m),
         };
-        let mut prior = PetroPrior::from_user(name, &given, defaults);
         let mut notes = Vec::new();
         if self.relationship == Some(Relationship::Archie) {
-            if self.surface_conductivity_s_per_m.is_none() {
-                prior.surface_conductivity_s_per_m =
-                    Param::user(Distribution::Fixed { value: 0.0 });
+            if given.surface_conductivity_s_per_m.is_none() {
+                given.surface_conductivity_s_per_m = Some(Distribution::Fixed { value: 0.0 });
                 notes.push(
                     "Surface conduction set to 0 S/m: implied by the Archie relationship given."
                         .into(),
                 );
             }
-            if self.tortuosity_a.is_none() {
-                prior.tortuosity_a = Param::user(Distribution::Fixed { value: 1.0 });
+            if given.tortuosity_a.is_none() {
+                given.tortuosity_a = Some(Distribution::Fixed { value: 1.0 });
                 notes.push(
                     "Tortuosity a = 1: Archie's law as usually written (F = φ^-m), since the \
                      Archie relationship was given without a."
@@ -132,7 +222,15 @@ impl PetroConfig {
                 );
             }
         }
-        (prior, notes)
+        (given, notes)
+    }
+
+    /// The prior of region `name`: what the user gave (and what the named relationship
+    /// implies, [`Self::user_params`]), the rest from `defaults`; with notes on every implied
+    /// value.
+    pub fn prior(&self, name: &str, defaults: &PetroPrior) -> (PetroPrior, Vec<String>) {
+        let (given, notes) = self.user_params();
+        (PetroPrior::from_user(name, &given, defaults), notes)
     }
 
     /// Realizations and seed: this setting's, else `n_realizations` from elsewhere in the
