@@ -670,10 +670,36 @@ fn doi_range(inv: &TdemInversion) -> String {
     }
 }
 
+/// When the fit is far from the noise level: where the first model changes most sharply and
+/// how thick its layers are there, with what to try. Fixed smooth layerings cannot place a
+/// sharp boundary between their interfaces, and TEM data at a few per cent resolve one: on
+/// the example (a 10 Ω·m conductor under 2000 Ω·m at 150 m) 15 layers fit to χ² 4–30
+/// depending only on where the log-spaced interfaces fall, 20–30 layers to χ² ≈ 1.
+fn coarse_layering_hint(inv: &TdemInversion) -> Option<String> {
+    if inv.chi2() <= 2.0 || inv.settings.few_layers.is_some() {
+        return None;
+    }
+    let m = &inv.fits.first()?.model;
+    let tops = m.top_depths_m();
+    let (i, _) = m
+        .rho_ohm_m
+        .windows(2)
+        .map(|w| (w[1] / w[0]).ln().abs())
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let thick = |j: usize| m.thickness_m.get(j).copied().unwrap_or(f64::INFINITY);
+    Some(format!(
+        " The data are not fitted at their noise level: the model changes most sharply at {:.0} m, where its layers are {:.0} and {:.0} m thick — too coarse to place a sharp boundary; more layers (n_layers 30 or more) or the few-layer inversion (few_layers) may fit",
+        tops.get(i + 1).copied().unwrap_or(0.0),
+        thick(i),
+        thick(i + 1)
+    ))
+}
+
 fn invert_summary(inv: &TdemInversion) -> String {
     let n = inv.fits.len();
     format!(
-        "Inverted {n} sounding{} {}: χ² {:.2} over {} data (RRMS {:.1} %), {} layers each, {}{}.",
+        "Inverted {n} sounding{} {}: χ² {:.2} over {} data (RRMS {:.1} %), {} layers each, {}{}.{}",
         if n == 1 { "" } else { "s" },
         if inv.survey.line.is_some() {
             "as a laterally constrained line"
@@ -689,7 +715,8 @@ fn invert_summary(inv: &TdemInversion) -> String {
             "; none failed".to_string()
         } else {
             format!("; {} could not be inverted", inv.failed.len())
-        }
+        },
+        coarse_layering_hint(inv).map_or_else(String::new, |h| format!("{h}."))
     )
 }
 
@@ -702,9 +729,10 @@ fn held_inversion(inv: TdemInversion, quality_score: f64) -> Held<TdemInversion>
         doi_range(&inv)
     );
     let report = format!(
-        "{}\n{}{}",
+        "{}\n{}{}{}",
         settings_report(&inv),
         fits_report(&inv),
+        coarse_layering_hint(&inv).map_or_else(String::new, |h| format!("\n**Fit.**{h}.\n")),
         notes_md(&inv.notes)
     );
     let detail = format!(
@@ -1760,19 +1788,45 @@ mod tests {
         );
     }
     #[test]
-    #[ignore = "KNOWN FAILURE, not met: the laterally constrained 15-layer inversion of the example soundings stops at χ² 21.6 (RRMS 14 %) instead of ≤ 2; cause not yet found"]
     fn the_example_soundings_invert_as_a_line_and_show_the_deep_conductor() {
         // src/example/tdem.rs: five central-loop soundings 20 m apart from the truth's layers
         // (… 2000 Ω·m bedrock to 150 m, a 10 Ω·m conductor 150–250 m, 1000 Ω·m basement),
-        // 3 % noise, 3 % floor. With the example's tdem_params they load with their geometry
-        // and invert to χ² ≤ 2 (fit at the noise level; Occam's target is 1), and every
-        // model shows the deep conductor: its least resistive layer with a top at 100–400 m
-        // is at least 5× less resistive than its most resistive layer with a top at 20–100 m.
+        // 3 % noise, 3 % floor. With the example's tdem_params and the default 30 layers they
+        // load with their geometry and invert to χ² ≤ 2 (fit at the noise level; Occam's
+        // target is 1), and every model shows the deep conductor: its least resistive layer
+        // with a top at 100–400 m is at least 5× less resistive than its most resistive layer
+        // with a top at 20–100 m.
+        //
+        // With 15 layers the same data do not fit (χ² 21.6): measured, 15 layers fit to χ² 4–30
+        // depending only on where the log-spaced interfaces fall against the conductor's top
+        // (bottom depth 400 → 4.3, 700 → 30), and 20–30 layers to ≈ 1 — the layering, not the
+        // solver, so the summary must say the layers are too coarse and what to try.
         let truth = crate::example::Truth::default();
         let dir = tempfile::tempdir().unwrap();
         let roles = crate::example::tdem::write(&truth, dir.path()).unwrap();
-        let mut params: Value = serde_json::from_str(crate::example::tdem::TDEM_PARAMS).unwrap();
-        params["n_layers"] = json!(15);
+        let mut coarse: Value = serde_json::from_str(crate::example::tdem::TDEM_PARAMS).unwrap();
+        coarse["n_layers"] = json!(15);
+        let mut ctx = ctx_for(
+            "Image the deep conductor",
+            json!({
+                "tdem_file": dir.path().join(&roles[0].1),
+                "tdem_geometry_file": dir.path().join(&roles[1].1)
+            }),
+            json!({ "tdem_params": coarse }),
+            dir.path(),
+        );
+        let reg = registry();
+        run(&mut ctx, &reg, "load_tdem_data");
+        run(&mut ctx, &reg, "invert_tdem");
+        let inv = held::<TdemInversion>(&ctx, keys::TDEM_RESULTS).unwrap();
+        assert!(inv.chi2() > 2.0, "χ² {}", inv.chi2());
+        let s = &ctx.steps[1].summary;
+        eprintln!("{s}");
+        assert!(
+            s.contains("15 layers each") && s.contains("too coarse to place a sharp boundary"),
+            "{s}"
+        );
+        let params: Value = serde_json::from_str(crate::example::tdem::TDEM_PARAMS).unwrap();
         let mut ctx = ctx_for(
             "Image the deep conductor",
             json!({
@@ -1782,7 +1836,6 @@ mod tests {
             json!({ "tdem_params": params }),
             dir.path(),
         );
-        let reg = registry();
         run(&mut ctx, &reg, "load_tdem_data");
         let s = &ctx.steps[0].summary;
         assert!(
