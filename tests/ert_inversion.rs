@@ -107,47 +107,6 @@ fn fielddataline2_with_topography_converges() {
 }
 
 #[test]
-#[ignore]
-fn explore() {
-    let flag = AtomicBool::new(false);
-    let p = hydrogeo_studio::field_data::bench("ert_dd48.dat").unwrap();
-    let s = read_survey(&p, Instrument::Auto).unwrap();
-    let mesh = hydrogeo_studio::methods::ert::mesh::LineMeshParams {
-        n_between: 1,
-        side_extension: 1,
-        first_layer_fraction: 0.5,
-        depth_growth: 1.25,
-        para_depth_m: 10.0,
-        boundary_factor: 1.1,
-        padding_growth: 3.0,
-    };
-    let params = InversionParams {
-        mesh: Some(mesh),
-        ..Default::default()
-    };
-    let mut pr = |f: f64, d: &str| eprintln!("{f:.2} {d}");
-    let r = invert_survey(&s, &params, &[], &mut pr, &flag).unwrap();
-    println!(
-        "dd48: {} cells, χ² {:?}, rrms {:.3} %, {} it, {:?}, {:.2} s, secs {:?} tau {:?}",
-        r.n_cells,
-        r.chi2_history,
-        r.rrms_percent,
-        r.iterations,
-        r.stop_reason,
-        r.seconds,
-        r.history.iter().map(|h| h.seconds).collect::<Vec<_>>(),
-        r.history.iter().map(|h| h.step_length).collect::<Vec<_>>()
-    );
-    println!(
-        "range {:?}",
-        (
-            r.rho_ohm_m.iter().cloned().fold(f64::MAX, f64::min),
-            r.rho_ohm_m.iter().cloned().fold(0.0, f64::max)
-        )
-    );
-}
-
-#[test]
 fn evaluation_retries_an_underfit_model_with_half_the_lambda() {
     // gallery.dat at pyGIMLi's default λ = 20 on our default mesh stops at χ² ≈ 2.1
     // (underfit: data-fit score 60 − 10·(χ² − 1.5) < 60, so it fails); the evaluation inverts
