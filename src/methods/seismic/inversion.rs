@@ -1025,7 +1025,8 @@ mod field_tests {
 
     /// Real Königsee picks with pyGIMLi's settings (oracles/seismic.json
     /// `koenigsee_inversion`: secNodes 3, zWeight 0.2, start 500 → 5000 m/s, λ 20, 3 %
-    /// error): issue #7 acceptance χ² ≤ 3.5 and rrms ≤ 6 % (pyGIMLi 3.464 / 5.58 %).
+    /// error): issue #7 acceptance χ² ≤ 3.5 and rrms ≤ 6 % (pyGIMLi 3.464 / 5.58 %), and the
+    /// bedrock zone's median velocity within 15 % of pyGIMLi's model.
     #[test]
     fn koenigsee_fits_as_well_as_pygimli() {
         let oracle = crate::require_oracle!("seismic.json");
@@ -1071,6 +1072,59 @@ mod field_tests {
         let vmax = inv.velocity_m_per_s.iter().copied().fold(0.0, f64::max);
         let o_max = o["velocity_max_ms"].as_f64().unwrap();
         assert!((vmax - o_max).abs() <= 0.25 * o_max, "{vmax} vs {o_max}");
+        // The bedrock zone (cells faster than 2000 m/s, as for tt_48 below): area-weighted
+        // median within 15 % of pyGIMLi's (issue #7). pyGIMLi's model per cell is not in
+        // ../shared/oracles; tests/oracles/koenigsee_pygimli_model.json is the same call run
+        // with pyGIMLi 1.6.1 by scripts/oracle/koenigsee_pygimli.py, and it reproduces the
+        // staged oracle's χ², rrms, cell count and median velocity (checked here).
+        let model: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/oracles/koenigsee_pygimli_model.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let num = |k: &str| model[k].as_f64().unwrap();
+        assert!((num("chi2") - o["chi2"].as_f64().unwrap()).abs() < 1e-6);
+        assert!((num("rrms_percent") - o["rrms_percent"].as_f64().unwrap()).abs() < 1e-6);
+        assert_eq!(model["n_cells"], o["n_cells"]);
+        let col = |k: &str| -> Vec<f64> {
+            model[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        };
+        let (pv_all, pa_all) = (col("velocity_m_per_s"), col("area_m2"));
+        let o_median = o["velocity_median_ms"].as_f64().unwrap();
+        let mut sorted = pv_all.clone();
+        sorted.sort_by(f64::total_cmp);
+        let m = sorted.len() / 2;
+        let median = if sorted.len() % 2 == 0 {
+            0.5 * (sorted[m - 1] + sorted[m])
+        } else {
+            sorted[m]
+        };
+        assert!((median - o_median).abs() < 0.01, "{median} vs {o_median}");
+        let fast = |v: &[f64], a: &[f64]| -> (Vec<f64>, Vec<f64>) {
+            v.iter()
+                .zip(a)
+                .filter(|(v, _)| **v > 2000.0)
+                .map(|(v, a)| (*v, *a))
+                .unzip()
+        };
+        let (pv, pa) = fast(&pv_all, &pa_all);
+        let areas: Vec<f64> = (0..inv.n_cells).map(|c| inv.grid.cell_area(c)).collect();
+        let (mv, ma) = fast(&inv.velocity_m_per_s, &areas);
+        let (theirs, mine) = (weighted_median(&pv, &pa), weighted_median(&mv, &ma));
+        eprintln!(
+            "Königsee bedrock (> 2000 m/s): median {mine:.0} m/s over {:.0} m² vs pyGIMLi {theirs:.0} m/s over {:.0} m²",
+            ma.iter().sum::<f64>(),
+            pa.iter().sum::<f64>()
+        );
+        assert!((mine - theirs).abs() <= 0.15 * theirs, "{mine} vs {theirs}");
     }
 
     /// The benchmark problem (../shared/bench tt_48, README (b)): with pyGIMLi's defaults
