@@ -1,4 +1,5 @@
-//! The Electrical resistivity (ERT) panel: the model section under the real surface as
+//! The Electrical resistivity (ERT) panel: the measured pseudosection of each survey the run
+//! has read, the model section under the real surface as
 //! coloured cells on a log scale with a colour bar, faded where coverage is low, a time-step
 //! selector for a series, and a Run button that inverts the project's surveys on a [`Job`]
 //! with the same method functions the catalog tools call (`invert_survey`,
@@ -11,13 +12,15 @@ use serde_json::{Value, json};
 use super::method::{MethodSpec, MethodView};
 use super::{Panel, Shared};
 use crate::catalog::common::Held;
-use crate::catalog::ert::{DEFAULT_TEMPORAL_REGULARIZATION, ErtModel, coverage_alpha};
+use crate::catalog::ert::{
+    DEFAULT_TEMPORAL_REGULARIZATION, ErtModel, coverage_alpha, pseudosection,
+};
 use crate::catalog::keys;
 use crate::methods::ert::evaluation::Evaluation;
 use crate::methods::ert::inversion::{InversionParams, invert_survey};
 use crate::methods::ert::readers::read_survey_with_electrodes;
-use crate::methods::ert::timelapse::{TimeLapseMethod, invert_time_lapse};
-use crate::methods::ert::{Instrument, SurveySet, read_survey};
+use crate::methods::ert::timelapse::{TimeLapseMethod, invert_time_lapse, survey_label};
+use crate::methods::ert::{Instrument, Survey, SurveySet, read_survey};
 use crate::studio::job::Job;
 
 /// What this panel shows.
@@ -41,6 +44,8 @@ pub struct ErtPanel {
     view: MethodView,
     /// The time step shown.
     step: usize,
+    /// The survey whose pseudosection is shown.
+    pseudo_survey: usize,
     /// Fade cells whose coverage is below 1e-3 of the maximum.
     coverage_mask: bool,
     /// λ of a panel run.
@@ -70,6 +75,7 @@ impl Default for ErtPanel {
         ErtPanel {
             view: MethodView::default(),
             step: 0,
+            pseudo_survey: 0,
             coverage_mask: true,
             lambda: InversionParams::default().lambda,
             method: TimeLapseMethod::Simultaneous,
@@ -112,43 +118,28 @@ fn spectral(t: f64, alpha: f64) -> egui::Color32 {
     egui::Color32::from_rgb(mix(c.r()), mix(c.g()), mix(c.b()))
 }
 
-/// Draw a model step as coloured cells (log10 ρ) with the surface, the electrodes and a
-/// colour bar.
-fn draw_section(ui: &mut egui::Ui, model: &ErtModel, step: usize, mask: bool) {
-    let section = model.section();
-    let steps = model.steps();
-    let Some(s) = steps.get(step.min(steps.len().saturating_sub(1))) else {
-        return;
-    };
-    let logs: Vec<f64> = steps
-        .iter()
-        .flat_map(|s| s.rho_ohm_m.iter().map(|r| r.log10()))
-        .filter(|v| v.is_finite())
-        .collect();
-    let lo = logs.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let span = if hi > lo { hi - lo } else { 1.0 };
-    let alpha = if mask {
-        coverage_alpha(model.coverage(), 1e-3)
-    } else {
-        vec![1.0; section.n_params()]
-    };
-    let polys: Vec<[[f64; 2]; 3]> = (0..section.n_params())
-        .map(|j| section.param_polygon(j))
-        .collect();
-    let xs = polys.iter().flatten().map(|p| p[0]);
-    let zs = polys.iter().flatten().map(|p| p[1]);
-    let (x0, x1) = (
-        xs.clone().fold(f64::INFINITY, f64::min),
-        xs.fold(f64::NEG_INFINITY, f64::max),
-    );
-    let (z0, z1) = (
-        zs.clone().fold(f64::INFINITY, f64::min),
-        zs.fold(f64::NEG_INFINITY, f64::max),
-    );
-    if !(x1 > x0 && z1 > z0) {
-        return;
-    }
+/// The extent and colour range of a section drawing.
+struct Frame<'a> {
+    /// x range (m).
+    x: (f64, f64),
+    /// Vertical range (m), up positive.
+    z: (f64, f64),
+    /// log10 of the colour range's ends (Ω·m).
+    log_range: (f64, f64),
+    /// The vertical axis' label.
+    z_label: &'a str,
+    /// The colour bar's label.
+    bar_label: &'a str,
+}
+
+/// Allocate a section plot with its frame, axis labels and a log colour bar, and let `draw`
+/// paint the content through the (x, z) → screen mapping.
+fn section_frame_ui(
+    ui: &mut egui::Ui,
+    f: &Frame<'_>,
+    draw: impl FnOnce(&egui::Painter, &dyn Fn(f64, f64) -> egui::Pos2),
+) {
+    let ((x0, x1), (z0, z1)) = (f.x, f.z);
     let width = ui.available_width().clamp(300.0, 1000.0);
     let (resp, painter) = ui.allocate_painter(egui::vec2(width, 320.0), egui::Sense::hover());
     let r = resp.rect;
@@ -162,32 +153,7 @@ fn draw_section(ui: &mut egui::Ui, model: &ErtModel, step: usize, mask: bool) {
             plot.top() + ((z1 - z) / (z1 - z0)) as f32 * plot.height(),
         )
     };
-    let mut mesh = egui::Mesh::default();
-    for (j, tri) in polys.iter().enumerate() {
-        let t = (s.rho_ohm_m[j].log10() - lo) / span;
-        let c = spectral(t, alpha.get(j).copied().unwrap_or(1.0));
-        let base = mesh.vertices.len() as u32;
-        for p in tri {
-            mesh.colored_vertex(to(p[0], p[1]), c);
-        }
-        mesh.add_triangle(base, base + 1, base + 2);
-    }
-    painter.add(egui::Shape::mesh(mesh));
-    let black = egui::Stroke::new(1.5, egui::Color32::BLACK);
-    let surface: Vec<egui::Pos2> = section.surface_xz.iter().map(|p| to(p[0], p[1])).collect();
-    painter.add(egui::Shape::line(surface, black));
-    for e in &section.electrodes_xz {
-        painter.circle_filled(to(e[0], e[1]), 2.5, egui::Color32::BLACK);
-    }
-    for i in &section.interfaces {
-        let pts: Vec<egui::Pos2> = i.points.iter().map(|p| to(p[0], p[1])).collect();
-        painter.add(egui::Shape::dashed_line(
-            &pts,
-            egui::Stroke::new(1.5, egui::Color32::WHITE),
-            6.0,
-            4.0,
-        ));
-    }
+    draw(&painter, &to);
     let font = egui::FontId::proportional(12.0);
     let grey = egui::Color32::DARK_GRAY;
     painter.rect_stroke(
@@ -227,7 +193,7 @@ fn draw_section(ui: &mut egui::Ui, model: &ErtModel, step: usize, mask: bool) {
     painter.text(
         egui::pos2(plot.left() - 4.0, plot.center().y),
         egui::Align2::RIGHT_CENTER,
-        "Elevation",
+        f.z_label,
         font.clone(),
         grey,
     );
@@ -246,6 +212,7 @@ fn draw_section(ui: &mut egui::Ui, model: &ErtModel, step: usize, mask: bool) {
         );
         painter.rect_filled(rr, 0.0, spectral(f64::from(t0 + 0.5 / n as f32), 1.0));
     }
+    let (lo, hi) = f.log_range;
     for (v, y) in [(hi, bar.top()), (lo, bar.bottom())] {
         painter.text(
             egui::pos2(bar.right() + 4.0, y),
@@ -258,10 +225,143 @@ fn draw_section(ui: &mut egui::Ui, model: &ErtModel, step: usize, mask: bool) {
     painter.text(
         egui::pos2(bar.right() + 4.0, bar.center().y),
         egui::Align2::LEFT_CENTER,
-        "Ω·m",
+        f.bar_label,
         font,
         grey,
     );
+}
+
+/// The finite log10 range of some values (a one-decade span when they are all equal).
+fn log_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values
+        .map(f64::log10)
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    if !lo.is_finite() {
+        return None;
+    }
+    Some(if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 0.5, lo + 0.5)
+    })
+}
+
+/// Draw a model step as coloured cells (log10 ρ) with the surface, the electrodes and a
+/// colour bar.
+fn draw_section(ui: &mut egui::Ui, model: &ErtModel, step: usize, mask: bool) {
+    let section = model.section();
+    let steps = model.steps();
+    let Some(s) = steps.get(step.min(steps.len().saturating_sub(1))) else {
+        return;
+    };
+    let Some((lo, hi)) = log_range(steps.iter().flat_map(|s| s.rho_ohm_m.iter().copied())) else {
+        return;
+    };
+    let alpha = if mask {
+        coverage_alpha(model.coverage(), 1e-3)
+    } else {
+        vec![1.0; section.n_params()]
+    };
+    let polys: Vec<[[f64; 2]; 3]> = (0..section.n_params())
+        .map(|j| section.param_polygon(j))
+        .collect();
+    let xs = polys.iter().flatten().map(|p| p[0]);
+    let zs = polys.iter().flatten().map(|p| p[1]);
+    let (x0, x1) = (
+        xs.clone().fold(f64::INFINITY, f64::min),
+        xs.fold(f64::NEG_INFINITY, f64::max),
+    );
+    let (z0, z1) = (
+        zs.clone().fold(f64::INFINITY, f64::min),
+        zs.fold(f64::NEG_INFINITY, f64::max),
+    );
+    if !(x1 > x0 && z1 > z0) {
+        return;
+    }
+    let frame = Frame {
+        x: (x0, x1),
+        z: (z0, z1),
+        log_range: (lo, hi),
+        z_label: "Elevation",
+        bar_label: "Ω·m",
+    };
+    section_frame_ui(ui, &frame, |painter, to| {
+        let mut mesh = egui::Mesh::default();
+        for (j, tri) in polys.iter().enumerate() {
+            let t = (s.rho_ohm_m[j].log10() - lo) / (hi - lo);
+            let c = spectral(t, alpha.get(j).copied().unwrap_or(1.0));
+            let base = mesh.vertices.len() as u32;
+            for p in tri {
+                mesh.colored_vertex(to(p[0], p[1]), c);
+            }
+            mesh.add_triangle(base, base + 1, base + 2);
+        }
+        painter.add(egui::Shape::mesh(mesh));
+        let black = egui::Stroke::new(1.5, egui::Color32::BLACK);
+        let surface: Vec<egui::Pos2> = section.surface_xz.iter().map(|p| to(p[0], p[1])).collect();
+        painter.add(egui::Shape::line(surface, black));
+        for e in &section.electrodes_xz {
+            painter.circle_filled(to(e[0], e[1]), 2.5, egui::Color32::BLACK);
+        }
+        for i in &section.interfaces {
+            let pts: Vec<egui::Pos2> = i.points.iter().map(|p| to(p[0], p[1])).collect();
+            painter.add(egui::Shape::dashed_line(
+                &pts,
+                egui::Stroke::new(1.5, egui::Color32::WHITE),
+                6.0,
+                4.0,
+            ));
+        }
+    });
+}
+
+/// Draw a survey's pseudosection ([`pseudosection`]: ρa at the electrodes' midpoint and
+/// pseudo-depth 0.19 × spread, the same points as the run's figure) as coloured blocks on a
+/// log scale, returning how many data were drawn.
+fn draw_pseudosection(ui: &mut egui::Ui, survey: &Survey) -> usize {
+    let pts = pseudosection(survey);
+    let Some((lo, hi)) = log_range(pts.iter().map(|p| p.2)) else {
+        return 0;
+    };
+    let spacing = survey
+        .line_positions()
+        .windows(2)
+        .map(|w| (w[1][0] - w[0][0]).abs())
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let h = if spacing.is_finite() {
+        spacing / 2.0
+    } else {
+        0.5
+    };
+    let x0 = pts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min) - h;
+    let x1 = pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max) + h;
+    let d1 = pts.iter().map(|p| p.1).fold(0.0, f64::max) + h;
+    let frame = Frame {
+        x: (x0, x1),
+        z: (-d1, 0.0),
+        log_range: (lo, hi),
+        z_label: "Pseudo-depth",
+        bar_label: "ρa, Ω·m",
+    };
+    section_frame_ui(ui, &frame, |painter, to| {
+        for (x, d, r) in &pts {
+            let t = (r.log10() - lo) / (hi - lo);
+            let rect = egui::Rect::from_two_pos(to(x - h, -d - h / 2.0), to(x + h, -d + h / 2.0));
+            painter.rect_filled(rect, 0.0, spectral(t, 1.0));
+        }
+    });
+    pts.len()
+}
+
+/// Call `f` with the surveys the run has read (the `ert_data` product), if any.
+fn with_surveys<R>(shared: &Shared, f: impl FnOnce(&[Survey]) -> R) -> Option<R> {
+    let p = shared.shelf.get(keys::ERT_DATA)?;
+    let h = p.as_any().downcast_ref::<Held<SurveySet>>()?;
+    (!h.value.surveys.is_empty()).then(|| f(&h.value.surveys))
 }
 
 impl ErtPanel {
@@ -431,6 +531,22 @@ impl Panel for ErtPanel {
                 "No ERT model yet: press Run inversion, or run the ERT steps (Auto to report).",
             );
         }
+        let mut pick = self.pseudo_survey;
+        with_surveys(shared, |surveys| {
+            ui.separator();
+            pick = pick.min(surveys.len() - 1);
+            ui.horizontal(|ui| {
+                ui.label("Pseudosection of");
+                for (i, s) in surveys.iter().enumerate() {
+                    ui.selectable_value(&mut pick, i, survey_label(s, i));
+                }
+            });
+            let n = draw_pseudosection(ui, &surveys[pick]);
+            ui.label(format!(
+                "Measured data: {n} apparent resistivities at the midpoint of their electrodes, pseudo-depth 0.19 × spread (Edwards 1977)"
+            ));
+        });
+        self.pseudo_survey = pick;
         ui.separator();
         self.view.ui(ui, &SPEC, shared);
     }
@@ -450,6 +566,8 @@ impl Panel for ErtPanel {
         v["state"] = json!({
             "model": model,
             "time_step": self.step,
+            "pseudosection_survey": self.pseudo_survey,
+            "surveys": with_surveys(shared, |s| s.iter().enumerate().map(|(i, s)| survey_label(s, i)).collect::<Vec<_>>()),
             "coverage_mask": self.coverage_mask,
             "lambda": self.lambda,
             "time_lapse_method": self.method.name(),
@@ -459,6 +577,7 @@ impl Panel for ErtPanel {
         if let Some(a) = v["actions"].as_array_mut() {
             a.extend([
                 json!({"name": "select_time_step", "args": {"index": "0-based time step"}, "desc": "Show another survey of a series."}),
+                json!({"name": "select_pseudosection", "args": {"index": "0-based survey"}, "desc": "Show another survey's pseudosection (measured ρa)."}),
                 json!({"name": "set_lambda", "args": {"lambda": "λ > 0"}, "desc": "λ of the next panel inversion."}),
                 json!({"name": "set_time_lapse_method", "args": {"method": TimeLapseMethod::NAMES.join(" | ")}, "desc": "Scheme of the next time-lapse inversion."}),
                 json!({"name": "set_coverage_mask", "args": {"on": "true | false"}, "desc": "Fade cells with coverage below 1e-3 of the maximum."}),
@@ -483,6 +602,20 @@ impl Panel for ErtPanel {
                 }
                 self.step = i;
                 Ok(json!({"time_step": i}))
+            }
+            "select_pseudosection" => {
+                let i = args
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .ok_or("select_pseudosection needs \"index\" (0-based)")?
+                    as usize;
+                let n = with_surveys(shared, <[Survey]>::len)
+                    .ok_or("no ERT data read yet: run load_ert_surveys first")?;
+                if i >= n {
+                    return Err(format!("survey {i} does not exist; {n} were read"));
+                }
+                self.pseudo_survey = i;
+                Ok(json!({"pseudosection_survey": i}))
             }
             "set_lambda" => {
                 let l = args
@@ -512,7 +645,7 @@ impl Panel for ErtPanel {
             "run_inversion" => self.run(shared).map(|s| json!({"started": s})),
             "inspect_product" => MethodView::apply(&SPEC, action, args, shared),
             other => Err(format!(
-                "no action '{other}' on the ERT panel; its actions are: inspect_product, select_time_step, set_lambda, set_time_lapse_method, set_coverage_mask, run_inversion"
+                "no action '{other}' on the ERT panel; its actions are: inspect_product, select_time_step, select_pseudosection, set_lambda, set_time_lapse_method, set_coverage_mask, run_inversion"
             )),
         }
     }
@@ -571,6 +704,50 @@ mod tests {
         let d = panel.describe(shared);
         assert_eq!(d["state"]["lambda"], json!(5.0));
         assert!(d["state"]["model"].is_null());
+    }
+
+    #[test]
+    fn the_runs_surveys_are_drawn_as_pseudosections_one_at_a_time() {
+        // Two real DAS-1 surveys as the run's ert_data: the first is drawn, with as many
+        // points as the catalog's pseudosection figure has; choosing the second draws it.
+        let e = crate::require_data!("ert/phgx/DAS/electrodes.dat");
+        let a = crate::require_data!("ert/phgx/DAS/20171105_1418.Data");
+        let b = crate::require_data!("ert/phgx/DAS/20171107_1417.Data");
+        let surveys: Vec<Survey> = [a, b]
+            .iter()
+            .map(|p| read_survey_with_electrodes(p, Instrument::Auto, &e).expect("reads"))
+            .collect();
+        let n: Vec<usize> = surveys.iter().map(|s| pseudosection(s).len()).collect();
+        assert!(n[0] > 400, "{n:?}");
+        let shared = Shared::default();
+        shared.shelf.put(
+            keys::ERT_DATA,
+            Arc::new(Held::new(SurveySet::new(surveys), "surveys")),
+        );
+        let mut h = harness((ErtPanel::default(), shared));
+        h.run();
+        h.get_by_label("Pseudosection of");
+        h.get_by_label_contains(&format!("Measured data: {} apparent", n[0]));
+        h.get_by_label("20171107_1417.Data").click();
+        h.run();
+        assert_eq!(h.state().0.pseudo_survey, 1);
+        h.get_by_label_contains(&format!("Measured data: {} apparent", n[1]));
+        // The chat's action: the same choice, refused past the last survey.
+        let (panel, shared) = h.state_mut();
+        assert!(
+            panel
+                .apply("select_pseudosection", &json!({"index": 0}), shared)
+                .is_ok()
+        );
+        assert_eq!(panel.pseudo_survey, 0);
+        let e = panel
+            .apply("select_pseudosection", &json!({"index": 2}), shared)
+            .expect_err("two surveys");
+        assert!(e.contains("2 were read"), "{e}");
+        assert_eq!(
+            panel.describe(shared)["state"]["surveys"],
+            json!(["20171105_1418.Data", "20171107_1417.Data"])
+        );
     }
 
     #[test]
