@@ -1,5 +1,5 @@
 //! The Seismic refraction panel: travel-time curves (observed and modelled), the picks on a
-//! raw shot gather (set or delete a pick), the velocity model with its coverage mask, the
+//! raw shot gather (a click on a trace picks it there; set or delete by number), the velocity model with its coverage mask, the
 //! tomography settings with units and tooltips, and a Run button that calls the same
 //! `methods::seismic::inversion::invert` as the catalog's `invert_seismic` on a background
 //! [`Job`].
@@ -90,10 +90,24 @@ pub struct SeismicPanel {
     pub edit_trace: usize,
     /// The time the pick editor sets, ms.
     pub edit_time_ms: f64,
+    /// The gather plot's screen ↔ (x, −time) mapping of the last frame (for a click).
+    gather_transform: Option<egui_plot::PlotTransform>,
     run_requested: bool,
     job: Option<Job<SeismicModel>>,
     /// The last message of the panel (what an action did, or why not).
     pub status: String,
+}
+
+/// The trace whose receiver is nearest to `x_m` (`None` without traces or for a non-finite x).
+fn nearest_trace(receiver_x_m: &[f64], x_m: f64) -> Option<usize> {
+    if !x_m.is_finite() {
+        return None;
+    }
+    receiver_x_m
+        .iter()
+        .enumerate()
+        .min_by(|a, b| (a.1 - x_m).abs().total_cmp(&(b.1 - x_m).abs()))
+        .map(|(i, _)| i)
 }
 
 /// The picks on the shelf.
@@ -402,7 +416,7 @@ impl SeismicPanel {
             .fold(f64::INFINITY, f64::min);
         let spacing = if spacing.is_finite() { spacing } else { 1.0 };
         let stride = (g.n_samples() / 800).max(1);
-        Plot::new("seismic_gather")
+        let resp = Plot::new("seismic_gather")
             .height(300.0)
             .x_axis_label("Receiver position x (m)")
             .y_axis_label("Time (ms, down)")
@@ -432,6 +446,27 @@ impl SeismicPanel {
                         .radius(3.0),
                 );
             });
+        self.gather_transform = Some(resp.transform);
+        // A click on the gather picks the nearest trace at the clicked time.
+        if resp.response.clicked()
+            && let Some(pos) = resp.response.interact_pointer_pos()
+        {
+            let at = resp.transform.value_from_position(pos);
+            if let Some(trace) = nearest_trace(&rx, at.x) {
+                let time_ms = (-at.y).max(0.0);
+                self.edit_trace = trace;
+                self.edit_time_ms = time_ms;
+                self.status = match Self::set_pick(shared, self.shot, trace, time_ms) {
+                    Ok(_) => format!(
+                        "Pick set on trace {trace} at {time_ms:.2} ms (clicked on the gather; Delete pick undoes it)."
+                    ),
+                    Err(e) => e,
+                };
+            }
+        }
+        ui.label(
+            "Click on a trace in the gather to pick it at that time, or set a pick by number:",
+        );
         ui.horizontal(|ui| {
             let l = ui.label("Trace");
             ui.add(
@@ -756,5 +791,46 @@ mod tests {
                 .is_ok()
         );
         assert_eq!(panel.settings.lambda, 5.0);
+    }
+
+    /// A click on the gather sets the pick of the nearest trace at the clicked time (within a
+    /// pixel's worth of time), and the status says how to undo it.
+    #[test]
+    fn a_click_on_the_gather_picks_the_nearest_trace() {
+        let mut h = harness(shared_with_picks());
+        h.run();
+        let rx: Vec<f64> = picks(&h.state().1).unwrap().shots[0]
+            .picks
+            .iter()
+            .map(|q| q.receiver_x_m)
+            .collect();
+        let tr = h.state().0.gather_transform.expect("the gather was drawn");
+        // Slightly off trace 7's axis, at 9 ms.
+        let pos = tr.position_from_point(&egui_plot::PlotPoint::new(rx[7] + 0.1, -9.0));
+        let ms_per_px = f64::from(
+            (tr.value_from_position(pos + egui::vec2(0.0, 1.0)).y - tr.value_from_position(pos).y)
+                .abs() as f32,
+        );
+        h.hover_at(pos);
+        h.run();
+        for pressed in [true, false] {
+            h.event(egui::Event::PointerButton {
+                pos,
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: egui::Modifiers::NONE,
+            });
+        }
+        h.run();
+        let t = picks(&h.state().1).unwrap().shots[0].picks[7]
+            .time_s
+            .unwrap()
+            * 1e3;
+        assert!((t - 9.0).abs() <= ms_per_px.max(0.05), "{t} ms");
+        assert_eq!(h.state().0.edit_trace, 7);
+        h.get_by_label_contains("Pick set on trace 7 at");
+        assert_eq!(nearest_trace(&[0.0, 2.0, 4.0], 2.9), Some(1));
+        assert_eq!(nearest_trace(&[], 1.0), None);
+        assert_eq!(nearest_trace(&[0.0], f64::NAN), None);
     }
 }
