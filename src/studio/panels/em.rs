@@ -1,7 +1,8 @@
 //! The Time-domain EM (TDEM) panel: the method's inputs, products and figures (shared
 //! [`MethodView`]), and what a scientist needs to see of the soundings — decays on log–log
 //! axes (observed with their error bars' extent, modelled), the layered model with its depth
-//! of investigation, the settings with units — and a Run button that calls the same
+//! of investigation, a stitched section of every sounding's model along the line, the
+//! settings with units — and a Run button that calls the same
 //! pipeline functions as the catalog tools (`load_dataset`, `invert_dataset`) on a [`Job`].
 
 use std::path::PathBuf;
@@ -10,6 +11,7 @@ use egui_plot::{HLine, Legend, Line, LineStyle, Plot, PlotPoints, Points};
 use serde_json::{Value, json};
 
 use super::method::{MethodSpec, MethodView};
+use super::section::{Frame, log_range, section_frame_ui, spectral};
 use super::{Panel, Shared};
 use crate::catalog::common::Held;
 use crate::catalog::keys;
@@ -222,7 +224,89 @@ impl EmPanel {
             decay_plot(&mut cols[0], f);
             model_plot(&mut cols[1], f);
         });
+        if inv.fits.len() > 1 {
+            ui.separator();
+            let n = stitched_section_ui(ui, inv);
+            ui.label(format!(
+                "Stitched section: {n} soundings side by side at their distance along the line, layers faded below each DOI"
+            ));
+        }
     }
+}
+
+/// The soundings' layered models side by side (a stitched section): each a column of its
+/// layers at its distance along the line (its order when it has none), coloured by log10 ρ,
+/// faded below its depth of investigation. Returns how many soundings were drawn.
+fn stitched_section_ui(ui: &mut egui::Ui, inv: &TdemInversion) -> usize {
+    let xs: Vec<f64> = inv
+        .fits
+        .iter()
+        .enumerate()
+        .map(|(i, f)| f.position.distance_m.unwrap_or(i as f64))
+        .collect();
+    let Some((lo, hi)) = log_range(
+        inv.fits
+            .iter()
+            .flat_map(|f| f.model.rho_ohm_m.iter().copied()),
+    ) else {
+        return 0;
+    };
+    let mut sorted = xs.clone();
+    sorted.sort_by(f64::total_cmp);
+    let gap = sorted
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let half = if gap.is_finite() { 0.4 * gap } else { 0.5 };
+    let doi_max = inv.fits.iter().filter_map(|f| f.doi_m).fold(0.0, f64::max);
+    let last_top = inv
+        .fits
+        .iter()
+        .filter_map(|f| f.model.top_depths_m().last().copied())
+        .fold(0.0, f64::max);
+    let bottom = if doi_max > 0.0 {
+        1.3 * doi_max
+    } else {
+        1.2 * last_top
+    }
+    .max(1.0);
+    let frame = Frame {
+        x: (sorted[0] - half, sorted[sorted.len() - 1] + half),
+        z: (-bottom, 0.0),
+        log_range: (lo, hi),
+        z_label: "Depth",
+        bar_label: "Ω·m",
+    };
+    section_frame_ui(ui, &frame, |painter, to| {
+        for (f, &x) in inv.fits.iter().zip(&xs) {
+            let tops = f.model.top_depths_m();
+            for (i, rho) in f.model.rho_ohm_m.iter().enumerate() {
+                let top = tops[i].min(bottom);
+                let bot = tops.get(i + 1).copied().unwrap_or(bottom).min(bottom);
+                if bot <= top {
+                    continue;
+                }
+                let below_doi = f.doi_m.is_some_and(|d| top >= d);
+                let c = spectral(
+                    (rho.log10() - lo) / (hi - lo),
+                    if below_doi { 0.3 } else { 1.0 },
+                );
+                painter.rect_filled(
+                    egui::Rect::from_two_pos(to(x - half, -top), to(x + half, -bot)),
+                    0.0,
+                    c,
+                );
+            }
+            if let Some(d) = f.doi_m.filter(|d| *d < bottom) {
+                painter.line_segment(
+                    [to(x - half, -d), to(x + half, -d)],
+                    egui::Stroke::new(1.5, egui::Color32::BLACK),
+                );
+            }
+        }
+    });
+    inv.fits.len()
 }
 
 /// log10 of the positive values, paired with log10 t.
@@ -478,6 +562,8 @@ mod tests {
         assert_eq!(inv.fits[0].model.n_layers(), 8);
         let chi2 = inv.fits[0].chi2;
         h.get_by_label_contains(&format!("snd1: χ² {chi2:.2}"));
+        // The five models side by side.
+        h.get_by_label_contains("Stitched section: 5 soundings side by side");
         // describe / apply drive the same state.
         let (panel, shared) = h.state_mut();
         panel

@@ -10,6 +10,7 @@ pub mod method;
 pub mod mt;
 pub mod project;
 pub mod report;
+pub mod section;
 pub mod seismic;
 
 use std::path::PathBuf;
