@@ -2,8 +2,8 @@
 //! [`MethodView`]) beside what a scientist looks at — the station map, the settings of the
 //! trend removal and the inversion with their units, a Run button that runs the SAME chain
 //! as the `invert_gravmag` tool ([`crate::catalog::gravmag::invert`]) on a background
-//! [`Job`] with progress and Cancel, the residual map and a profile between two points
-//! ([`crate::methods::gravmag::grid::profile`]).
+//! [`Job`] with progress and Cancel, the residual map, a profile between two points
+//! ([`crate::methods::gravmag::grid::profile`]) and depth slices of the 3D model.
 //!
 //! The panel never guesses what a table measures: when the column names, the file name and
 //! the request do not decide between gravity and magnetics it says so and asks for the
@@ -53,6 +53,8 @@ pub struct GravMagPanel {
     params: Option<GravMagParams>,
     /// Profile start and end (x, y), m; `None`: west–east through the map centre.
     profile_m: Option<[f64; 4]>,
+    /// The model layer shown as a depth slice, counted from the top (0 = the top layer).
+    slice_layer: usize,
     job: Option<Job<TableInversion>>,
     /// The last thing that went wrong, in words.
     error: Option<String>,
@@ -428,6 +430,8 @@ impl Panel for GravMagPanel {
                 "residual_range": r.residual_grid.range(),
             })),
             "profile_m": result.as_ref().map(|r| self.profile_ends(&r.residual_grid)),
+            "model_slice_layer": self.slice_layer,
+            "model_layers": result.as_ref().map(|r| r.inversion.mesh.nz()),
             "error": self.error,
         });
         d["actions"] = json!([
@@ -436,7 +440,8 @@ impl Panel for GravMagPanel {
             {"name": "set_params", "args": {"trend_degree": "0-3", "relative_error": "fraction (0.03 = 3 %)", "error_floor_mgal": "mGal", "error_floor_nt": "nT", "target_chi2": "number", "max_solves": "1-20", "…": "any other gravmag_params key"}, "desc": "Change the settings of the panel's inversion (merged into the current ones)."},
             {"name": "run_inversion", "args": {}, "desc": "Trend removal, maps and the 3D inversion of the loaded stations on a background job (the same chain as invert_gravmag)."},
             {"name": "cancel", "args": {}, "desc": "Stop a running inversion."},
-            {"name": "set_profile", "args": {"x0_m": "m", "y0_m": "m", "x1_m": "m", "y1_m": "m"}, "desc": "The residual sampled along a line between two points; returns the samples."}
+            {"name": "set_profile", "args": {"x0_m": "m", "y0_m": "m", "x1_m": "m", "y1_m": "m"}, "desc": "The residual sampled along a line between two points; returns the samples."},
+            {"name": "select_model_slice", "args": {"layer": "0-based layer from the top"}, "desc": "Show another depth slice of the 3D model; returns its depth and value range."}
         ]);
         d
     }
@@ -480,10 +485,33 @@ impl Panel for GravMagPanel {
                 self.profile_m = Some(e);
                 Ok(json!({"profile": pr, "unit": r.residual_grid.unit}))
             }
+            "select_model_slice" => {
+                let r = self
+                    .result(shared)
+                    .ok_or("no model yet: run the inversion first")?;
+                let nz = r.inversion.mesh.nz();
+                let k = args
+                    .get("layer")
+                    .and_then(Value::as_u64)
+                    .map(|k| k as usize)
+                    .filter(|k| *k < nz)
+                    .ok_or(format!(
+                        "select_model_slice needs \"layer\", 0 to {}",
+                        nz.saturating_sub(1)
+                    ))?;
+                self.slice_layer = k;
+                let extent = self
+                    .table(shared)
+                    .map(|t| station_extent(&t))
+                    .unwrap_or((f64::MIN, f64::MAX, f64::MIN, f64::MAX));
+                let (depth, pts) = model_slice(&r.inversion, k, extent);
+                let (lo, hi) = min_max(&pts.iter().map(|p| p.2).collect::<Vec<_>>());
+                Ok(json!({"layer": k, "depth_m": depth, "cells": pts.len(), "range": [lo, hi], "unit": r.inversion.model_unit}))
+            }
             other => MethodView::apply(&SPEC, other, args, shared).map_err(|e| {
                 if e.starts_with("no action") {
                     format!(
-                        "no action '{other}' on the {} panel; its actions are: inspect_product, load_stations, set_params, run_inversion, cancel, set_profile",
+                        "no action '{other}' on the {} panel; its actions are: inspect_product, load_stations, set_params, run_inversion, cancel, set_profile, select_model_slice",
                         SPEC.title
                     )
                 } else {
@@ -569,7 +597,73 @@ impl GravMagPanel {
         );
         ui.separator();
         self.profile_ui(ui, grid, &unit);
+        ui.separator();
+        let nz = inv.mesh.nz();
+        if nz == 0 {
+            return;
+        }
+        self.slice_layer = self.slice_layer.min(nz - 1);
+        ui.horizontal(|ui| {
+            let l = ui.label("Model layer (from the top)");
+            ui.add(egui::Slider::new(&mut self.slice_layer, 0..=nz - 1))
+                .labelled_by(l.id)
+                .on_hover_text("Which layer of the 3D model to show as a depth slice");
+        });
+        let extent = station_extent(&table);
+        let (depth, pts) = model_slice(inv, self.slice_layer, extent);
+        ui.label(format!(
+            "Model slice at {depth:.1} m depth (layer {} of {nz}): {} cells under the stations",
+            self.slice_layer + 1,
+            pts.len()
+        ));
+        map_plot(
+            ui,
+            "gravmag_model_slice",
+            &pts,
+            "model",
+            &inv.model_unit,
+            true,
+        );
     }
+}
+
+/// The stations' x and y range, m: (x0, x1, y0, y1).
+fn station_extent(t: &StationTable) -> (f64, f64, f64, f64) {
+    let (x0, x1) = min_max(&t.x_m);
+    let (y0, y1) = min_max(&t.y_m);
+    (x0, x1, y0, y1)
+}
+
+/// A horizontal slice of the 3D model: layer `from_top` (0 = the top layer) as the depth of
+/// its centre below the mesh top and the (x, y, value) of its cells whose centres lie within
+/// `extent` (x0, x1, y0, y1) — the core under the stations, without the padding cells.
+fn model_slice(
+    inv: &crate::methods::gravmag::inversion::GravMagInversion,
+    from_top: usize,
+    extent: (f64, f64, f64, f64),
+) -> (f64, Vec<(f64, f64, f64)>) {
+    let m = &inv.mesh;
+    let nz = m.nz();
+    if nz == 0 {
+        return (f64::NAN, Vec::new());
+    }
+    let iz = nz - 1 - from_top.min(nz - 1);
+    let depth = m.top_m() - 0.5 * (m.nodes_z_m[iz] + m.nodes_z_m[iz + 1]);
+    let (x0, x1, y0, y1) = extent;
+    let mut pts = Vec::new();
+    for iy in 0..m.ny() {
+        for ix in 0..m.nx() {
+            let c = m.index(ix, iy, iz);
+            let [x, y, _] = m.centre(c);
+            if (x0..=x1).contains(&x)
+                && (y0..=y1).contains(&y)
+                && let Some(v) = inv.model.get(c)
+            {
+                pts.push((x, y, *v));
+            }
+        }
+    }
+    (depth, pts)
 }
 
 #[cfg(test)]
@@ -686,6 +780,57 @@ mod tests {
             (pr.distance_m[k] - mid).abs() <= 2.0 * r.residual_grid.spacing_m,
             "peak at {} m, middle {mid} m",
             pr.distance_m[k]
+        );
+        // The model's depth slices: the top one is shown; the action picks the layer with
+        // the strongest cell, and that cell lies near the centre of the station grid (the
+        // example's body), within two core cells.
+        h.get_by_label_contains("Model slice at");
+        let nz = r.inversion.mesh.nz();
+        let table = h.state().0.table(&h.state().1).unwrap();
+        let ext = station_extent(&table);
+        let (best, _) = (0..nz)
+            .map(|k| {
+                let (_, p) = model_slice(&r.inversion, k, ext);
+                (k, p.iter().map(|q| q.2.abs()).fold(0.0, f64::max))
+            })
+            .fold((0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a });
+        let state = h.state_mut();
+        let out = state
+            .0
+            .apply("select_model_slice", &json!({"layer": best}), &mut state.1)
+            .unwrap();
+        assert_eq!(out["layer"], json!(best));
+        assert!(out["depth_m"].as_f64().unwrap() > 0.0);
+        let (_, pts) = model_slice(&r.inversion, best, ext);
+        let peak = pts.iter().fold((0.0, 0.0, 0.0), |a, p| {
+            if p.2.abs() > a.2 {
+                (p.0, p.1, p.2.abs())
+            } else {
+                a
+            }
+        });
+        let (cx, cy) = (0.5 * (ext.0 + ext.1), 0.5 * (ext.2 + ext.3));
+        let core = r
+            .inversion
+            .mesh
+            .widths_x()
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            (peak.0 - cx).abs() <= 2.0 * core && (peak.1 - cy).abs() <= 2.0 * core,
+            "strongest cell at ({}, {}), centre ({cx}, {cy}), core {core} m",
+            peak.0,
+            peak.1
+        );
+        h.run();
+        h.get_by_label_contains(&format!("(layer {} of {nz})", best + 1));
+        let state = h.state_mut();
+        assert!(
+            state
+                .0
+                .apply("select_model_slice", &json!({"layer": nz}), &mut state.1)
+                .is_err()
         );
     }
 
