@@ -315,19 +315,25 @@ pub fn pseudosection(s: &Survey) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-fn draw_pseudosection(path: &Path, title: &str, s: &Survey) -> anyhow::Result<usize> {
-    let pts = pseudosection(s);
-    let x = s.line_positions();
-    let spacing = x
+/// The half width of a pseudosection block: half the smallest electrode spacing (0.5 m when
+/// the line has no two distinct positions).
+pub fn pseudosection_half_width_m(s: &Survey) -> f64 {
+    let spacing = s
+        .line_positions()
         .windows(2)
         .map(|w| (w[1][0] - w[0][0]).abs())
         .filter(|d| *d > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let h = if spacing.is_finite() {
+    if spacing.is_finite() {
         spacing / 2.0
     } else {
         0.5
-    };
+    }
+}
+
+fn draw_pseudosection(path: &Path, title: &str, s: &Survey) -> anyhow::Result<usize> {
+    let pts = pseudosection(s);
+    let h = pseudosection_half_width_m(s);
     let cells: Vec<Vec<(f64, f64)>> = pts
         .iter()
         .map(|(x, d, _)| {

@@ -49,27 +49,8 @@ const PARAM_KEYS: &[&str] = &[
     "surface_conductivity_s_per_m",
 ];
 
-/// Every key the setting accepts.
-const KEYS: &[&str] = &[
-    "relationship",
-    "porosity",
-    "cementation_exponent_m",
-    "cementation_m",
-    "m",
-    "saturation_exponent_n",
-    "saturation_n",
-    "n",
-    "tortuosity_a",
-    "tortuosity",
-    "a",
-    "fluid_resistivity_ohm_m",
-    "rho_w",
-    "fluid_resistivity",
-    "surface_conductivity_s_per_m",
-    "source",
-    "n_realizations",
-    "seed",
-];
+/// The setting's other keys.
+const OTHER_KEYS: &[&str] = &["relationship", "source", "n_realizations", "seed"];
 
 /// One parameter as written: a fixed number, `[mean, std]` (normal) or a distribution object.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -169,10 +150,11 @@ impl PetroConfig {
             .as_object()
             .ok_or_else(|| format!("petrophysical_params: expected an object, found {value}"))?;
         for (k, v) in obj {
-            if !KEYS.contains(&k.as_str()) {
+            if !PARAM_KEYS.contains(&k.as_str()) && !OTHER_KEYS.contains(&k.as_str()) {
                 return Err(format!(
-                    "petrophysical_params: unknown key '{k}'; valid keys: {}",
-                    KEYS.join(", ")
+                    "petrophysical_params: unknown key '{k}'; valid keys: {}, {}",
+                    PARAM_KEYS.join(", "),
+                    OTHER_KEYS.join(", ")
                 ));
             }
             if PARAM_KEYS.contains(&k.as_str())

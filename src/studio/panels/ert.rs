@@ -15,6 +15,7 @@ use super::{Panel, Shared};
 use crate::catalog::common::Held;
 use crate::catalog::ert::{
     DEFAULT_TEMPORAL_REGULARIZATION, ErtModel, coverage_alpha, pseudosection,
+    pseudosection_half_width_m,
 };
 use crate::catalog::keys;
 use crate::methods::ert::evaluation::Evaluation;
@@ -187,17 +188,7 @@ fn draw_pseudosection(ui: &mut egui::Ui, survey: &Survey) -> usize {
     let Some((lo, hi)) = log_range(pts.iter().map(|p| p.2)) else {
         return 0;
     };
-    let spacing = survey
-        .line_positions()
-        .windows(2)
-        .map(|w| (w[1][0] - w[0][0]).abs())
-        .filter(|d| *d > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    let h = if spacing.is_finite() {
-        spacing / 2.0
-    } else {
-        0.5
-    };
+    let h = pseudosection_half_width_m(survey);
     let x0 = pts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min) - h;
     let x1 = pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max) + h;
     let d1 = pts.iter().map(|p| p.1).fold(0.0, f64::max) + h;

@@ -14,7 +14,7 @@
 //!                                             1e38 = remote electrode; R in Ω)
 //! ```
 
-use super::super::survey::{Format, Quadrupole, Survey};
+use super::super::survey::{Format, Survey};
 use super::{PositionIndex, numbered_lines, parse_index, set_date};
 use crate::methods::io::{ReadError, fields, parse_f64};
 use std::path::Path;
@@ -127,17 +127,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
             "no protocol block (a NAME.ORG/.UP/.DWN line) found",
         ));
     }
-    let index = PositionIndex::new(pos.iter().flat_map(|p| p.iter().copied()));
-    s.quadrupoles = pos
-        .iter()
-        .map(|p| Quadrupole {
-            a: index.index(p[0]),
-            b: index.index(p[1]),
-            m: index.index(p[2]),
-            n: index.index(p[3]),
-        })
-        .collect();
-    s.electrodes = index.electrodes;
+    let (quadrupoles, electrodes) = PositionIndex::quadrupoles(&pos);
+    s.quadrupoles = quadrupoles;
+    s.electrodes = electrodes;
     s.notes.push(
         "electrode x = mid-station coordinate + relative position; numbered by position".into(),
     );

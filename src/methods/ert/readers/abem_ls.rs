@@ -14,7 +14,7 @@
 //! chargeability `IP sum window…`. Empty fields are allowed (Note, F(·)). A coordinate that is
 //! not finite or has |value| ≥ 1e37 marks a remote (pole) electrode.
 
-use super::super::survey::{Format, Quadrupole, Survey};
+use super::super::survey::{Format, Survey};
 use super::{PositionIndex, is_remote, numbered_lines, set_date, value_or_nan};
 use crate::methods::io::{ReadError, parse_f64};
 use std::path::Path;
@@ -304,17 +304,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
         set_date(&mut s, &day, tod, source);
     }
 
-    let index = PositionIndex::new(pos.iter().flat_map(|p| p.iter().copied()));
-    s.quadrupoles = pos
-        .iter()
-        .map(|p| Quadrupole {
-            a: index.index(p[0]),
-            b: index.index(p[1]),
-            m: index.index(p[2]),
-            n: index.index(p[3]),
-        })
-        .collect();
-    s.electrodes = index.electrodes;
+    let (quadrupoles, electrodes) = PositionIndex::quadrupoles(&pos);
+    s.quadrupoles = quadrupoles;
+    s.electrodes = electrodes;
     s.notes.push(
         "electrodes are the distinct A/B/M/N positions of the export, numbered by x, then y, then z"
             .into(),
@@ -418,6 +410,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
 mod tests {
     use super::super::{Instrument, detect, parse_survey, unified};
     use super::*;
+    use crate::methods::ert::Quadrupole;
     use proptest::prelude::*;
 
     const HEADER: &str = "Time\tMeasID\tDPID\tChannel\tA(x)\tA(y)\tA(z)\tB(x)\tB(y)\tB(z)\tM(x)\tM(y)\tM(z)\tN(x)\tN(y)\tN(z)\tF(x)\tF(y)\tF(z)\tNote\tI(mA)\tUout(V)\tU(V)\tSP(V)\tR(O)\tVar(%)\tRhoa\tCycles\tPint\tPext(V)\tT(°C)\tLat\tLong";

@@ -22,7 +22,7 @@ pub mod sting;
 pub mod syscal;
 pub mod unified;
 
-use super::survey::{Electrode, Format, Survey, SurveyTime};
+use super::survey::{Electrode, Format, Quadrupole, Survey, SurveyTime};
 use crate::methods::io::{self, ReadError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -421,6 +421,22 @@ impl PositionIndex {
             return None;
         }
         self.keys.binary_search(&Self::key(p)).ok()
+    }
+
+    /// For readers whose files give A, B, M, N as positions: the quadrupoles, and the distinct
+    /// positions as electrodes numbered as [`Self::new`] numbers them.
+    pub fn quadrupoles(pos: &[[[f64; 3]; 4]]) -> (Vec<Quadrupole>, Vec<Electrode>) {
+        let index = Self::new(pos.iter().flat_map(|p| p.iter().copied()));
+        let quads = pos
+            .iter()
+            .map(|p| Quadrupole {
+                a: index.index(p[0]),
+                b: index.index(p[1]),
+                m: index.index(p[2]),
+                n: index.index(p[3]),
+            })
+            .collect();
+        (quads, index.electrodes)
     }
 }
 

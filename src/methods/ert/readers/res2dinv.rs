@@ -16,7 +16,7 @@
 //! A=x M=x+na N=x+a(n+1) B=x+a(2n+1); pole-dipole A=x M=x+na N=x+a(n+1) (n<0: mirrored);
 //! pole-pole A=x M=x+a. The standard arrays give ρa; R = ρa/k with the flat-ground k.
 
-use super::super::survey::{Format, Quadrupole, Survey};
+use super::super::survey::{Format, Survey};
 use super::{PositionIndex, numbered_lines, parse_index};
 use crate::methods::ert::qc::geometric_factor_flat;
 use crate::methods::io::{ReadError, fields, parse_f64};
@@ -238,17 +238,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
         .enumerate()
         .map(|(k, p)| three(p, zpos.get(k)))
         .collect();
-    let index = PositionIndex::new(all.iter().flat_map(|p| p.iter().copied()));
-    s.quadrupoles = all
-        .iter()
-        .map(|p| Quadrupole {
-            a: index.index(p[0]),
-            b: index.index(p[1]),
-            m: index.index(p[2]),
-            n: index.index(p[3]),
-        })
-        .collect();
-    s.electrodes = index.electrodes;
+    let (quadrupoles, electrodes) = PositionIndex::quadrupoles(&all);
+    s.quadrupoles = quadrupoles;
+    s.electrodes = electrodes;
     if !topo.is_empty() {
         for e in &mut s.electrodes {
             e.z_m = interp(&topo, e.x_m);

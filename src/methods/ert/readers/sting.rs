@@ -3,7 +3,7 @@
 //! then one comma-separated record per datum: number, user, date, time, V/I (Ω), error (‰),
 //! current (mA), ρa (Ω·m), command, then x y z of A, B, M, N.
 
-use super::super::survey::{Format, Quadrupole, Survey};
+use super::super::survey::{Format, Survey};
 use super::{PositionIndex, numbered_lines, set_date};
 use crate::methods::io::{ReadError, parse_f64};
 use std::path::Path;
@@ -71,17 +71,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
             pos.len()
         ));
     }
-    let index = PositionIndex::new(pos.iter().flat_map(|p| p.iter().copied()));
-    s.quadrupoles = pos
-        .iter()
-        .map(|p| Quadrupole {
-            a: index.index(p[0]),
-            b: index.index(p[1]),
-            m: index.index(p[2]),
-            n: index.index(p[3]),
-        })
-        .collect();
-    s.electrodes = index.electrodes;
+    let (quadrupoles, electrodes) = PositionIndex::quadrupoles(&pos);
+    s.quadrupoles = quadrupoles;
+    s.electrodes = electrodes;
     s.r_ohm = Some(r);
     s.err = Some(er);
     s.i_a = Some(cur);

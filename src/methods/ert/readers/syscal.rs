@@ -13,7 +13,7 @@
 //! Rx bat, temperature) when more_t_mesure ≥ 2, and an f64 date (days since 1899-12-30)
 //! when it is 3.
 
-use super::super::survey::{Format, Quadrupole, Survey, SurveyTime};
+use super::super::survey::{Format, Survey, SurveyTime};
 use super::{PositionIndex, numbered_lines, set_date, value_or_nan};
 use crate::methods::io::ReadError;
 use std::path::Path;
@@ -148,16 +148,8 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<Survey, ReadError> {
             first_date = f.get(c).map(|t| t.trim().to_string());
         }
     }
-    let index = PositionIndex::new(pos.iter().flat_map(|p| p.iter().copied()));
-    s.quadrupoles = pos
-        .iter()
-        .map(|p| Quadrupole {
-            a: index.index(p[0]),
-            b: index.index(p[1]),
-            m: index.index(p[2]),
-            n: index.index(p[3]),
-        })
-        .collect();
+    let (quadrupoles, electrodes) = PositionIndex::quadrupoles(&pos);
+    s.quadrupoles = quadrupoles;
     if pos
         .iter()
         .flat_map(|p| p.iter())
@@ -166,7 +158,7 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<Survey, ReadError> {
         s.notes
             .push("positions beyond ±9999 m read as remote (pole) electrodes".into());
     }
-    s.electrodes = index.electrodes;
+    s.electrodes = electrodes;
     s.notes.push("electrodes numbered by their positions along the line (the export gives positions, not numbers)".into());
     s.r_ohm = Some(r);
     s.u_v = Some(u);
@@ -350,17 +342,9 @@ pub fn parse_bin(path: &Path, bytes: &[u8]) -> Result<Survey, ReadError> {
         }
         off += len;
     }
-    let index = PositionIndex::new(pos.iter().flat_map(|p| p.iter().copied()));
-    s.quadrupoles = pos
-        .iter()
-        .map(|p| Quadrupole {
-            a: index.index(p[0]),
-            b: index.index(p[1]),
-            m: index.index(p[2]),
-            n: index.index(p[3]),
-        })
-        .collect();
-    s.electrodes = index.electrodes;
+    let (quadrupoles, electrodes) = PositionIndex::quadrupoles(&pos);
+    s.quadrupoles = quadrupoles;
+    s.electrodes = electrodes;
     s.r_ohm = Some(r);
     s.u_v = Some(u);
     s.i_a = Some(i_a);
