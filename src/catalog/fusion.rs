@@ -5,26 +5,19 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::keys;
+use super::kit::keys;
+use super::kit::methods::{METHODS, by_id};
+use super::kit::register_all;
+use crate::runtime::tool::RegistryError;
 use crate::runtime::{JsonProduct, Outputs, Project, Registry, RunContext, Tool};
-
-/// The method results a run can hold, with their names in prose.
-pub const METHOD_RESULTS: &[(&str, &str)] = &[
-    (keys::INVERSION_RESULTS, "ERT"),
-    (keys::SEISMIC_RESULTS, "seismic refraction"),
-    (keys::TDEM_RESULTS, "TDEM"),
-    (keys::MT_RESULTS, "MT"),
-    (keys::GRAVMAG_RESULTS, "gravity/magnetics"),
-    (keys::GPR_RESULTS, "GPR"),
-];
 
 /// The methods this run actually produced a result for (read from the artifacts, not from the
 /// configuration: the configured list is what the user hoped for).
 pub fn available_methods(ctx: &RunContext) -> Vec<&'static str> {
-    METHOD_RESULTS
+    METHODS
         .iter()
-        .filter(|(k, _)| ctx.product(k).is_some())
-        .map(|(_, n)| *n)
+        .filter(|m| ctx.product(m.result).is_some())
+        .map(|m| m.prose)
         .collect()
 }
 
@@ -95,18 +88,21 @@ pub fn fuse_methods(ctx: &mut RunContext) -> crate::runtime::ToolResult {
 }
 
 /// Register the fuse step (after every method, before the report).
-pub fn register(reg: &mut Registry) {
-    let _ = reg.register(
-        Tool::new(
-            "fuse_methods",
-            "Combine two or more methods' results into one interpretation, and state what was actually combined and what was not. Only useful when more than one method has produced a result.",
-            fuse_methods,
-        )
-        .produces(&[keys::FUSION_RESULTS])
-        .label("Combine the methods")
-        .module("fusion")
-        .when(|ctx| available_methods(ctx).len() >= 2 && !super::reporting::method_steps_pending(ctx)),
-    );
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    register_all(
+        reg,
+        [
+            Tool::new(
+                "fuse_methods",
+                "Combine two or more methods' results into one interpretation, and state what was actually combined and what was not. Only useful when more than one method has produced a result.",
+                fuse_methods,
+            )
+            .produces(&[keys::FUSION_RESULTS])
+            .label("Combine the methods")
+            .module("fusion")
+            .when(|ctx| available_methods(ctx).len() >= 2 && !super::reporting::method_steps_pending(ctx)),
+        ],
+    )
 }
 
 /// File names in a request's text (tokens with a data-file extension).
@@ -153,19 +149,11 @@ pub fn adopt_request_inputs(mut project: Project) -> (Project, Vec<String>) {
         let method = super::read_summary(&path)
             .ok()
             .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string));
-        let role = match method.as_deref() {
-            Some("ert") => "ert_files",
-            Some("seismic") => "seismic_file",
-            Some("tdem") => "tdem_file",
-            Some("mt") => "mt_files",
-            Some("gravmag") => "gravmag_file",
-            Some("gpr") => "gpr_file",
-            _ => {
-                notes.push(format!(
-                    "The request names {f}, but no reader recognises it; it was not used."
-                ));
-                continue;
-            }
+        let Some(role) = method.as_deref().and_then(by_id).map(|m| m.main_role) else {
+            notes.push(format!(
+                "The request names {f}, but no reader recognises it; it was not used."
+            ));
+            continue;
         };
         if project.inputs.contains_key(role) && !role.ends_with("_files") {
             notes.push(format!(

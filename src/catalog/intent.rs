@@ -2,6 +2,8 @@
 //! which tools make each. A run that was asked for water content and did not make it is not a
 //! success, whatever else it did.
 
+use super::kit::keys;
+
 /// A product a request can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Requested {
@@ -24,7 +26,7 @@ pub const PRODUCTS: &[(&[&str], Requested)] = &[
             "soil water",
         ],
         Requested {
-            key: "water_content",
+            key: keys::WATER_CONTENT,
             name: "water content",
             producers: &[
                 "convert_water_content",
@@ -43,7 +45,7 @@ pub const PRODUCTS: &[(&[&str], Requested)] = &[
             "maps of",
         ],
         Requested {
-            key: "plan_maps",
+            key: keys::PLAN_MAPS,
             name: "a plan-view map",
             producers: &["map_tdem_plan_view"],
         },
@@ -59,7 +61,7 @@ pub const PRODUCTS: &[(&[&str], Requested)] = &[
     (
         &["3d model", "3-d model", "three-dimensional"],
         Requested {
-            key: "model_3d",
+            key: keys::MODEL_3D,
             name: "a 3D model",
             producers: &["invert_gravmag"],
         },
@@ -92,11 +94,11 @@ mod tests {
         );
         assert_eq!(
             r.iter().map(|r| r.key).collect::<Vec<_>>(),
-            vec!["water_content"]
+            vec![keys::WATER_CONTENT]
         );
         assert!(wants(
             "Give me a spatial map of resistivity and the soil moisture",
-            "plan_maps"
+            keys::PLAN_MAPS
         ));
         assert!(requested("Invert the line").is_empty());
     }

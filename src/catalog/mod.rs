@@ -1,21 +1,25 @@
-//! The tools: each wraps method functions as a runtime tool, one file per method, registered
-//! in dependency order — which is also the order a run without a model follows.
+//! The tools: each wraps method functions as a runtime tool, one folder per method with one
+//! anatomy (`mod` registers the tools, `settings` reads the project's settings into one typed
+//! struct, `run` is the only load/invert/evaluate path, `figures`, `report`, `export`),
+//! registered in dependency order — which is also the order a run without a model follows.
+//! [`kit`] holds what all six share.
 //!
-//! A module panel in the studio and a catalog tool call the *same* method functions, so the
-//! step the controller runs and the button a person presses behave identically.
+//! A module panel in the studio and a catalog tool call the *same* `run` functions with the
+//! same settings (the panel's edits layered over the project's), so the step the controller
+//! runs and the button a person presses behave identically.
 
-pub mod common;
 pub mod ert;
 pub mod fusion;
 pub mod gpr;
 pub mod gravmag;
 pub mod intent;
-pub mod keys;
+pub mod kit;
 pub mod mt;
 pub mod reporting;
 pub mod seismic;
 pub mod tdem;
 
+use crate::runtime::tool::RegistryError;
 use crate::runtime::{Registry, RunContext};
 
 /// Every tool, in dependency order.
@@ -29,16 +33,25 @@ pub fn shared_registry() -> &'static Registry {
     REG.get_or_init(build_registry)
 }
 
+/// Each part's registration, in dependency order.
+const PARTS: &[fn(&mut Registry) -> Result<(), RegistryError>] = &[
+    ert::register,
+    seismic::register,
+    tdem::register,
+    mt::register,
+    gravmag::register,
+    gpr::register,
+    fusion::register,
+    reporting::register,
+];
+
 fn build_registry() -> Registry {
     let mut reg = Registry::new();
-    ert::register(&mut reg);
-    seismic::register(&mut reg);
-    tdem::register(&mut reg);
-    mt::register(&mut reg);
-    gravmag::register(&mut reg);
-    gpr::register(&mut reg);
-    fusion::register(&mut reg);
-    reporting::register(&mut reg);
+    for part in PARTS {
+        // A refusal (two tools of one name) leaves the first in place; the test
+        // `every_tool_registers_once` fails on it, so a release never has one.
+        let _ = part(&mut reg);
+    }
     reg
 }
 
@@ -123,13 +136,14 @@ pub fn read_summary(path: &std::path::Path) -> anyhow::Result<serde_json::Value>
     }
     type Reader =
         fn(&std::path::Path) -> Option<Result<serde_json::Value, crate::methods::io::ReadError>>;
+    use kit::methods::{ERT, GPR, GRAVMAG, MT, SEISMIC, TDEM};
     let readers: &[(&str, Reader)] = &[
-        ("ert", ert::read_summary),
-        ("seismic", seismic::read_summary),
-        ("tdem", tdem::read_summary),
-        ("mt", mt::read_summary),
-        ("gravmag", gravmag::read_summary),
-        ("gpr", gpr::read_summary),
+        (ERT.id, ert::read_summary),
+        (SEISMIC.id, seismic::read_summary),
+        (TDEM.id, tdem::read_summary),
+        (MT.id, mt::read_summary),
+        (GRAVMAG.id, gravmag::read_summary),
+        (GPR.id, gpr::read_summary),
     ];
     for (method, reader) in readers {
         if let Some(result) = reader(path) {
@@ -149,6 +163,21 @@ pub fn read_summary(path: &std::path::Path) -> anyhow::Result<serde_json::Value>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_tool_registers_once() {
+        let mut reg = Registry::new();
+        for part in PARTS {
+            assert_eq!(part(&mut reg), Ok(()));
+        }
+        assert_eq!(reg.len(), shared_registry().len());
+        // Each tool declares what a recovery may change; never an input role.
+        let rules = reg.recovery_rules();
+        assert!(rules.allows(kit::keys::INVERSION_PARAMS));
+        assert!(!rules.allows(kit::keys::GPR_VELOCITY));
+        assert!(rules.table(kit::keys::ELECTRODE_FILE).is_some());
+        assert!(rules.settings.iter().all(|k| !k.ends_with("_file")));
+    }
 
     #[test]
     fn a_requested_product_nobody_makes_is_named_with_its_reason() {

@@ -2,9 +2,12 @@
 
 use std::sync::Arc;
 
-use super::{keys, shortfall_reasons};
+use super::kit::keys;
+use super::kit::register_all;
+use super::shortfall_reasons;
 use crate::report::{self, NotDelivered, ReportInput};
 use crate::runtime::run_folder::incomplete_because;
+use crate::runtime::tool::RegistryError;
 use crate::runtime::{Outputs, Registry, RunContext, StepStatus, Tool};
 
 /// The report files as the finish artifact: its `files()` name the Markdown and HTML.
@@ -46,7 +49,7 @@ fn others_pending(ctx: &RunContext) -> bool {
 
 /// Whether the run has ERT inputs.
 fn has_ert(ctx: &RunContext) -> bool {
-    ctx.has_input("ert_files") || ctx.has_input("ert_file")
+    ctx.has_input(keys::ERT_FILES) || ctx.has_input(keys::ERT_FILE)
 }
 
 /// Everything the report must say it does not contain: each requested product the run did
@@ -114,7 +117,7 @@ fn capitalise(s: &str) -> String {
 pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let dir = match &ctx.output_dir {
         Some(d) => d.clone(),
-        None => super::common::run_subdir(ctx, "report")?,
+        None => super::kit::run_subdir(ctx, "report")?,
     };
     let mut reasons = incomplete_because(ctx, "__report_being_written__");
     reasons.retain(|r| !r.contains("report"));
@@ -128,7 +131,7 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
         },
         reasons,
         site: ctx
-            .config_str("site")
+            .config_str(keys::SITE)
             .map(str::to_string)
             .unwrap_or_else(|| {
                 ctx.project_dir
@@ -138,6 +141,7 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
             }),
         survey_dates: survey_dates(ctx),
         model_text: Vec::new(),
+        sections: super::kit::methods::report_sections(),
     };
     let files = report::write(ctx, &input, &dir)?;
     let n_nd = input.not_delivered.len();
@@ -158,31 +162,32 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
 }
 
 /// Register the report tools (last, in dependency order).
-pub fn register(reg: &mut Registry) {
-    let _ = reg.register(
-        Tool::new(
-            "write_report",
-            "Write the final report (Markdown and HTML with figures) from everything the run produced, including an ERT model. Run this last, once the products the request asked for exist.",
-            write_report,
-        )
-        .requires(&[keys::INVERSION_RESULTS])
-        .produces(&[keys::REPORT_FILES])
-        .label("Write the report")
-        .module("report")
-        .agent("report writer")
-        .when(|ctx| !others_pending(ctx)),
-    );
-    let _ = reg.register(
-        Tool::new(
-            "write_survey_report",
-            "Write the final report of a run without an ERT model, from the seismic, TDEM, MT, gravity/magnetic and GPR results it produced. Run this last.",
-            write_report,
-        )
-        .produces(&[keys::REPORT_FILES])
-        .label("Write the report")
-        .module("report")
-        .agent("report writer")
-        .proposable(false)
-        .when(|ctx| ctx.product(keys::INVERSION_RESULTS).is_none() && !ctx.projected(keys::INVERSION_RESULTS) && (!has_ert(ctx) || ctx.attempted("load_ert_surveys") > 0 || ctx.skipped("load_ert_surveys")) && !others_pending(ctx)),
-    );
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    register_all(
+        reg,
+        [
+            Tool::new(
+                "write_report",
+                "Write the final report (Markdown and HTML with figures) from everything the run produced, including an ERT model. Run this last, once the products the request asked for exist.",
+                write_report,
+            )
+            .requires(&[keys::INVERSION_RESULTS])
+            .produces(&[keys::REPORT_FILES])
+            .label("Write the report")
+            .module("report")
+            .agent("report writer")
+            .when(|ctx| !others_pending(ctx)),
+            Tool::new(
+                "write_survey_report",
+                "Write the final report of a run without an ERT model, from the seismic, TDEM, MT, gravity/magnetic and GPR results it produced. Run this last.",
+                write_report,
+            )
+            .produces(&[keys::REPORT_FILES])
+            .label("Write the report")
+            .module("report")
+            .agent("report writer")
+            .proposable(false)
+            .when(|ctx| ctx.product(keys::INVERSION_RESULTS).is_none() && !ctx.projected(keys::INVERSION_RESULTS) && (!has_ert(ctx) || ctx.attempted("load_ert_surveys") > 0 || ctx.skipped("load_ert_surveys")) && !others_pending(ctx)),
+        ],
+    )
 }

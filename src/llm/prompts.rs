@@ -149,6 +149,7 @@ mod tests {
         let cfg = serde_json::json!({"inversion_params": {"lambda": 20}});
         let mut ctx = RunContext::new("Where is the water table?")
             .with_config(cfg.as_object().cloned().unwrap());
+        ctx.recovery.settings = vec!["inversion_params".into()];
         ctx.begin("load_ert_surveys", "it is first");
         ctx.finish(
             "1 survey, 116 measurements",

@@ -346,7 +346,8 @@ fn tick(v: f64) -> String {
     crate::runtime::product::short_num(v)
 }
 
-const CYCLE: [(u8, u8, u8); 8] = [
+/// The colours of a figure's series, in order (matplotlib's tab10 start).
+pub const CYCLE: [(u8, u8, u8); 8] = [
     (31, 119, 180),
     (214, 39, 40),
     (44, 160, 44),

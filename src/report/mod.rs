@@ -54,6 +54,9 @@ pub struct ReportInput {
     pub survey_dates: Vec<String>,
     /// Text written by a model, to be flagged where it appears (heading, text).
     pub model_text: Vec<(String, String)>,
+    /// The report's sections in order, as (module key, heading): the catalog's `METHODS`
+    /// between the project and the fusion. A step whose module is not listed has no section.
+    pub sections: Vec<(&'static str, &'static str)>,
 }
 
 /// The files written.
@@ -63,25 +66,6 @@ pub struct ReportFiles {
     pub markdown: PathBuf,
     /// `report.html` (figures embedded).
     pub html: PathBuf,
-}
-
-/// The studio module keys with their titles, in report order.
-pub const MODULES: &[(&str, &str)] = &[
-    ("project", "Project"),
-    ("ert", "Electrical resistivity tomography (ERT)"),
-    ("seismic", "Seismic refraction"),
-    ("em", "Time-domain electromagnetics (TDEM)"),
-    ("mt", "Magnetotellurics (MT)"),
-    ("gravmag", "Gravity and magnetics"),
-    ("gpr", "Ground-penetrating radar (GPR)"),
-    ("fusion", "Combining the methods"),
-];
-
-fn module_title(key: &str) -> &str {
-    MODULES
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map_or(key, |(_, t)| *t)
 }
 
 /// Write `report.md` and `report.html` into `dir`.
@@ -116,7 +100,8 @@ fn rel(path: &Path, dir: &Path) -> String {
 /// The report as Markdown.
 pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
     let mut out = String::new();
-    let methods: Vec<&str> = MODULES
+    let methods: Vec<&str> = input
+        .sections
         .iter()
         .filter(|(k, _)| {
             *k != "project"
@@ -205,16 +190,16 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
     // Per method.
     let mut by_module: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, s) in ctx.steps.iter().enumerate() {
-        if let Some(pos) = MODULES.iter().position(|(k, _)| *k == s.module) {
+        if let Some(pos) = input.sections.iter().position(|(k, _)| *k == s.module) {
             by_module.entry(pos).or_default().push(i);
         }
     }
     for (pos, steps) in by_module {
-        let key = MODULES[pos].0;
+        let (key, title) = input.sections[pos];
         if key == "project" {
             continue;
         }
-        let _ = writeln!(out, "## {}\n", module_title(key));
+        let _ = writeln!(out, "## {title}\n");
         for i in steps {
             let s = &ctx.steps[i];
             let _ = writeln!(out, "### {}\n", s.label_or_tool());
@@ -472,7 +457,7 @@ fn confidence(ctx: &RunContext, input: &ReportInput) -> String {
 }
 
 /// Text safe inside a Markdown table cell.
-fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 

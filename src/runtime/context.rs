@@ -177,7 +177,7 @@ pub struct RunContext {
     /// Step-by-step approvals and their answers.
     pub approvals: Vec<ApprovalRecord>,
     /// Every offer of generated code and what became of it.
-    pub scripts: Vec<super::offers::ScriptRecord>,
+    pub scripts: Vec<super::script_record::ScriptRecord>,
     /// Settings changed mid-run, and by whom.
     pub setting_changes: Vec<SettingChange>,
     /// How the loop ended; `None` until it has.
@@ -188,6 +188,9 @@ pub struct RunContext {
     pub reopened: HashMap<String, usize>,
     /// Listeners to everything the run reports.
     pub events: EventBus,
+    /// What the run may change on its own, as its tools declare it (set from the registry
+    /// when the loop starts).
+    pub recovery: super::rules::RecoveryRules,
     inputs: BTreeMap<String, Vec<PathBuf>>,
     substitutions: BTreeMap<String, Substitution>,
     artifacts: Vec<Artifact>,
@@ -234,6 +237,7 @@ impl RunContext {
             usage: UsageTotals::default(),
             reopened: HashMap::new(),
             events: EventBus::new(),
+            recovery: super::rules::RecoveryRules::default(),
             inputs: BTreeMap::new(),
             substitutions: BTreeMap::new(),
             artifacts: Vec::new(),
@@ -961,24 +965,24 @@ mod tests {
     #[test]
     fn input_roles_are_kept_out_of_settings_and_cannot_be_changed() {
         let mut cfg = Map::new();
-        cfg.insert("ert_file".into(), Value::from("a.dat"));
-        cfg.insert("inversion_params".into(), serde_json::json!({"lambda": 20}));
+        cfg.insert("data_file".into(), Value::from("a.dat"));
+        cfg.insert("fit_params".into(), serde_json::json!({"lambda": 20}));
         let mut ctx = RunContext::new("x").with_config(cfg);
-        assert!(ctx.has_input("ert_file"));
-        assert!(!ctx.config.contains_key("ert_file"));
+        assert!(ctx.has_input("data_file"));
+        assert!(!ctx.config.contains_key("data_file"));
         assert!(
-            ctx.change_setting("ert_file", Value::from("/etc/passwd"), "user note", "")
+            ctx.change_setting("data_file", Value::from("/etc/passwd"), "user note", "")
                 .is_err()
         );
         let line = ctx
             .change_setting(
-                "inversion_params",
+                "fit_params",
                 serde_json::json!({"lambda": 5}),
                 "user note",
                 "asked",
             )
             .unwrap();
-        assert_eq!(line, "inversion_params: {\"lambda\":20} -> {\"lambda\":5}");
+        assert_eq!(line, "fit_params: {\"lambda\":20} -> {\"lambda\":5}");
     }
 
     #[test]

@@ -604,6 +604,7 @@ pub fn run_controller(
     mut decider: Option<&mut (dyn Decide + '_)>,
     options: &RunOptions,
 ) -> Ended {
+    ctx.recovery = registry.recovery_rules();
     let mut spent = Map::new();
     let finish = options.finish.as_str();
     for _ in ctx.steps.len()..options.max_steps.max(ctx.steps.len()) {
@@ -914,7 +915,8 @@ mod tests {
             Tool::new("invert", "Invert.", make("model", "Converged."))
                 .requires(&["data"])
                 .produces(&["model"])
-                .label("Invert"),
+                .label("Invert")
+                .adjusts(&["fit_params"]),
         )
         .unwrap();
         reg.register(
@@ -1260,8 +1262,8 @@ mod tests {
         let steer = Steering::new();
         steer.say("use lambda 5 and read other.dat instead");
         let mut settings = Map::new();
-        settings.insert("inversion_params".into(), serde_json::json!({"lambda": 5}));
-        settings.insert("ert_file".into(), Value::from("other.dat"));
+        settings.insert("fit_params".into(), serde_json::json!({"lambda": 5}));
+        settings.insert("data_file".into(), Value::from("other.dat"));
         let mut d = ScriptedDecider::new(vec![
             Ok(Decision {
                 why: "following the note".into(),
@@ -1272,7 +1274,7 @@ mod tests {
             Ok(Decision::tool("report", "")),
             Ok(Decision::done("")),
         ]);
-        let cfg = serde_json::json!({"inversion_params": {"lambda": 20}, "ert_file": "a.dat"});
+        let cfg = serde_json::json!({"fit_params": {"lambda": 20}, "data_file": "a.dat"});
         let mut ctx = RunContext::new("goal").with_config(cfg.as_object().cloned().unwrap());
         run_controller(
             &mut ctx,
@@ -1283,23 +1285,20 @@ mod tests {
                 ..Default::default()
             },
         );
+        assert_eq!(ctx.config["fit_params"], serde_json::json!({"lambda": 5}));
         assert_eq!(
-            ctx.config["inversion_params"],
-            serde_json::json!({"lambda": 5})
-        );
-        assert_eq!(
-            ctx.input_roles()["ert_file"],
+            ctx.input_roles()["data_file"],
             vec![std::path::PathBuf::from("a.dat")]
         );
         assert!(
             ctx.warnings
                 .iter()
-                .any(|w| w.starts_with("Changed at the user's request: inversion_params"))
+                .any(|w| w.starts_with("Changed at the user's request: fit_params"))
         );
         assert!(
             ctx.warnings
                 .iter()
-                .any(|w| w.contains("ert_file names an input file"))
+                .any(|w| w.contains("data_file names an input file"))
         );
         // The note reached the decision: the first request carried it.
         assert_eq!(
@@ -1372,9 +1371,7 @@ mod tests {
         let mut reg = Registry::new();
         reg.register(
             Tool::new("invert", "Invert.", |ctx| {
-                let lam = ctx.config["inversion_params"]["lambda"]
-                    .as_f64()
-                    .unwrap_or(0.0);
+                let lam = ctx.config["fit_params"]["lambda"].as_f64().unwrap_or(0.0);
                 if lam > 10.0 {
                     anyhow::bail!("diverged at lambda {lam}")
                 }
@@ -1384,21 +1381,22 @@ mod tests {
                 ))
             })
             .produces(&["report_files"])
-            .label("Run ERT inversion"),
+            .label("Run the inversion")
+            .adjusts(&["fit_params"]),
         )
         .unwrap();
         let mut d = ScriptedDecider::default();
         d.diagnoses.push_back(Ok(crate::runtime::decide::Diagnosis {
             cause: "too smooth".into(),
             action: "retry".into(),
-            changes: serde_json::json!({"inversion_params": {"lambda": 5}})
+            changes: serde_json::json!({"fit_params": {"lambda": 5}})
                 .as_object()
                 .cloned()
                 .unwrap(),
             why: "less smoothing".into(),
             ..Default::default()
         }));
-        let cfg = serde_json::json!({"inversion_params": {"lambda": 15}});
+        let cfg = serde_json::json!({"fit_params": {"lambda": 15}});
         let mut ctx = RunContext::new("goal").with_config(cfg.as_object().cloned().unwrap());
         run_controller(&mut ctx, &reg, Some(&mut d), &RunOptions::default());
         assert_eq!(ctx.steps.len(), 2);
@@ -1406,7 +1404,7 @@ mod tests {
         assert_eq!(ctx.steps[1].status, StepStatus::Ok);
         assert_eq!(ctx.steps[1].decided_by, DecidedBy::Recovery);
         assert!(ctx.warnings.iter().any(|w| w
-            == "Run ERT inversion failed (diverged at lambda 15). Diagnosis: too smooth. Retried with inversion_params: {\"lambda\":15} -> {\"lambda\":5}, which worked."));
+            == "Run the inversion failed (diverged at lambda 15). Diagnosis: too smooth. Retried with fit_params: {\"lambda\":15} -> {\"lambda\":5}, which worked."));
         assert_eq!(ctx.setting_changes[0].by, "recovery");
     }
 
@@ -1423,8 +1421,8 @@ mod tests {
         .unwrap();
         let mut reg = Registry::new();
         reg.register(
-            Tool::new("load_ert_surveys", "Load.", |ctx| {
-                let p = ctx.input_path("electrode_file").unwrap();
+            Tool::new("load_stations", "Load.", |ctx| {
+                let p = ctx.input_path("station_file").unwrap();
                 let text = std::fs::read_to_string(&p)?;
                 let rows: Vec<Vec<f64>> = text
                     .lines()
@@ -1436,19 +1434,24 @@ mod tests {
                     .collect::<Result<_, _>>()
                     .map_err(|e| anyhow::anyhow!("{}: expected numbers, found {e}", p.display()))?;
                 Ok((
-                    format!("{} electrodes", rows.len()),
+                    format!("{} stations", rows.len()),
                     Outputs::new().with("report_files", JsonProduct::new("x", Value::Null)),
                 ))
             })
             .produces(&["report_files"])
-            .label("Load ERT data"),
+            .label("Load the stations")
+            .adapts(
+                "station_file",
+                3,
+                "3 columns: number (index), x (m), elevation (m)",
+            ),
         )
         .unwrap();
         let mut d = ScriptedDecider::default();
         d.diagnoses.push_back(Ok(crate::runtime::decide::Diagnosis {
             cause: "the table uses semicolons and decimal commas".into(),
             action: "adapt".into(),
-            file_key: "electrode_file".into(),
+            file_key: "station_file".into(),
             ..Default::default()
         }));
         d.code.push_back(Ok(crate::runtime::decide::CodeProposal {
@@ -1457,7 +1460,7 @@ mod tests {
         }));
         let out = tmp.path().join("run");
         std::fs::create_dir_all(&out).unwrap();
-        let inputs = serde_json::json!({"electrode_file": "el.txt"});
+        let inputs = serde_json::json!({"station_file": "el.txt"});
         let mut ctx = RunContext::new("goal")
             .with_inputs(inputs.as_object().unwrap(), tmp.path())
             .with_output_dir(&out)
@@ -1480,13 +1483,13 @@ mod tests {
         assert_eq!(
             s,
             vec![
-                ("load_ert_surveys".to_string(), StepStatus::Failed),
-                ("load_ert_surveys".to_string(), StepStatus::Ok)
+                ("load_stations".to_string(), StepStatus::Failed),
+                ("load_stations".to_string(), StepStatus::Ok)
             ]
         );
-        assert_eq!(ctx.steps[1].summary, "2 electrodes");
+        assert_eq!(ctx.steps[1].summary, "2 stations");
         assert!(ctx.warnings.iter().any(|w| {
-            w.contains("A generated reader you approved rewrote electrode_file")
+            w.contains("A generated reader you approved rewrote station_file")
                 && w.contains("which worked")
         }));
         assert_eq!(

@@ -18,8 +18,10 @@ pub mod project;
 #[cfg(test)]
 mod proptests;
 pub mod recovery;
+pub mod rules;
 pub mod run_folder;
 pub mod scratch;
+pub mod script_record;
 pub mod session;
 pub mod steering;
 pub mod step;
@@ -35,6 +37,7 @@ pub use events::{Event, EventBus, QuestionOption, RouteStep, Verdict};
 pub use interaction::Interaction;
 pub use product::{JsonProduct, Product, SharedProduct};
 pub use project::Project;
+pub use rules::{RecoveryRules, TableRole};
 pub use steering::Steering;
 pub use step::{Step, StepStatus};
 pub use tool::{Outputs, Registry, Tool, ToolResult, invoke};

@@ -6,48 +6,15 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::context::RunContext;
 use super::decide::{CodeKind, CodeProposal, CodeRequest, Decide, ModelEvent};
-use super::events::AnsweredBy;
-use super::recovery::ADAPTABLE_FILES;
 use super::scratch::{self, Kind};
+pub use super::script_record::ScriptRecord;
 
 /// Fixes the model may write for an approved script that failed, each put to the person again.
 pub const MAX_SCRIPT_FIXES: usize = 1;
-
-/// What became of one offer of code, for the report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScriptRecord {
-    /// 1-based number; the folder is `scripts/<n>/`.
-    pub n: usize,
-    /// `script`, `task` or `reader`.
-    pub kind: String,
-    /// What it was for.
-    pub purpose: String,
-    /// The source as the model wrote it.
-    pub proposed: String,
-    /// The source as the person edited it, when they did.
-    pub edited: Option<String>,
-    /// `run` or `decline`, and who decided (a person, or the default when nobody was there).
-    pub decision: String,
-    /// Who decided.
-    pub by: AnsweredBy,
-    /// `ok`, `failed`, `timed_out`, `declined`, `refused` (checks), `not_run` (no Python).
-    pub status: String,
-    /// What it returned (a script) or how many rows (a reader).
-    pub result: Value,
-    /// Files it wrote, relative to its folder's `out/`.
-    pub files: Vec<String>,
-    /// The end of what it printed.
-    pub printed: String,
-    /// Why it failed or was refused.
-    pub error: String,
-    /// Its folder.
-    pub folder: PathBuf,
-}
 
 /// The first lines of a file (or what kind of thing it is), for a model and a person.
 pub fn preview(path: &Path, lines: usize, max_bytes: usize) -> String {
@@ -378,7 +345,11 @@ pub fn offer_reader(
     file_key: &str,
     error: &str,
 ) -> Result<PathBuf, String> {
-    let Some(&(_, columns)) = ADAPTABLE_FILES.iter().find(|(k, _)| *k == file_key) else {
+    let Some((columns, meaning)) = ctx
+        .recovery
+        .table(file_key)
+        .map(|t| (t.columns, t.meaning.clone()))
+    else {
         return Err(format!(
             "{file_key} is not a coordinate table a reader may be written for"
         ));
@@ -395,10 +366,6 @@ pub fn offer_reader(
         return Err(why);
     }
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let meaning = match file_key {
-        "topography_file" => "2 columns: x (m), elevation (m)",
-        _ => "3 columns: number (index), x (m), elevation (m)",
-    };
     let request = CodeRequest {
         kind: CodeKind::Reader,
         transcript: ctx.transcript(12),
@@ -530,6 +497,7 @@ pub fn last_line(error: &str) -> String {
 mod tests {
     use super::*;
     use crate::runtime::decide::ScriptedDecider;
+    use crate::runtime::events::AnsweredBy;
     use crate::runtime::interaction::{ScriptAnswer, Scripted};
     use std::sync::Arc;
 
@@ -539,17 +507,23 @@ mod tests {
             "# my odd format\nE1; 0.0 m; 100.0 m\nE2; 1.0 m; 100.5 m\n",
         )
         .unwrap();
-        let inputs = json!({"electrode_file": "electrodes.txt"});
+        let inputs = json!({"station_file": "electrodes.txt"});
         let out = dir.join("run");
         std::fs::create_dir_all(&out).unwrap();
         let a = answer.clone();
-        RunContext::new("goal")
+        let mut ctx = RunContext::new("goal")
             .with_inputs(inputs.as_object().unwrap(), dir)
             .with_output_dir(&out)
             .with_interaction(Arc::new(Scripted {
                 review: Box::new(move |_| a.clone()),
                 ..Default::default()
-            }))
+            }));
+        ctx.recovery.tables.push(crate::runtime::TableRole {
+            role: "station_file".into(),
+            columns: 3,
+            meaning: "3 columns: number (index), x (m), elevation (m)".into(),
+        });
+        ctx
     }
 
     const READER: &str = "def adapt(text):\n    rows = []\n    for line in text.splitlines():\n        if line.startswith('#') or not line.strip():\n            continue\n        parts = [p.strip().split(' ')[0] for p in line.split(';')]\n        rows.append([float(parts[0][1:]), float(parts[1]), float(parts[2])])\n    return rows\n";
@@ -575,7 +549,7 @@ mod tests {
         let new = offer_reader(
             &mut ctx,
             &mut d,
-            "electrode_file",
+            "station_file",
             "expected numbers, found 'E1;'",
         )
         .unwrap();
@@ -584,7 +558,7 @@ mod tests {
             "1 0 100\n2 1 100.5\n"
         );
         assert!(new.starts_with(tmp.path().join("run")));
-        assert_eq!(ctx.input_path("electrode_file").unwrap(), new);
+        assert_eq!(ctx.input_path("station_file").unwrap(), new);
         assert!(
             std::fs::read_to_string(tmp.path().join("electrodes.txt"))
                 .unwrap()
@@ -609,7 +583,7 @@ mod tests {
         if scratch::python().is_none() {
             return eprintln!("skipping: no python3");
         }
-        assert!(offer_reader(&mut ctx, &mut d, "electrode_file", "e").is_err());
+        assert!(offer_reader(&mut ctx, &mut d, "station_file", "e").is_err());
         assert_eq!(ctx.scripts[0].decision, "decline");
         assert_eq!(ctx.scripts[0].by, AnsweredBy::Default);
         assert!(!tmp.path().join("run/adapted").exists());

@@ -135,16 +135,17 @@ mod safety {
     use crate::runtime::decide::{CodeProposal, DecideError, Decision, Diagnosis, ScriptedDecider};
     use crate::runtime::events::AnsweredBy;
     use crate::runtime::interaction::{ScriptAnswer, Scripted};
-    use crate::runtime::recovery::ADJUSTABLE;
     use crate::runtime::steering::Steering;
     use crate::runtime::tool::{Outputs, Registry, Tool};
 
+    /// Settings the tools declare adjustable (`fit_params`, `pass_mark`), one they do not
+    /// (`velocity`), input roles (one a reader may stand in for) and other names.
     const KEYS: [&str; 7] = [
-        "inversion_params",
-        "ert_file",
-        "electrode_file",
-        "gpr_velocity",
-        "quality_threshold",
+        "fit_params",
+        "data_file",
+        "station_file",
+        "velocity",
+        "pass_mark",
         "output_dir",
         "data_dir",
     ];
@@ -207,15 +208,17 @@ mod safety {
                         if fails { anyhow::bail!("cannot read the table") }
                         Ok(("ok".into(), Outputs::new().with(&out, crate::runtime::JsonProduct::new("x", Value::Null))))
                     })
-                    .produces(&[format!("p{i}").as_str()]),
+                    .produces(&[format!("p{i}").as_str()])
+                    .adjusts(&["fit_params", "pass_mark"])
+                    .adapts("station_file", 3, "3 columns: number, x (m), elevation (m)"),
                 ).unwrap();
             }
             let answers = Arc::new(std::sync::Mutex::new(approve));
             let a2 = answers.clone();
-            let inputs = json!({"electrode_file": "e.txt", "ert_file": "e.txt"});
+            let inputs = json!({"station_file": "e.txt", "data_file": "e.txt"});
             let out = tmp.path().join("run");
             std::fs::create_dir_all(&out).unwrap();
-            let cfg = json!({"inversion_params": {"lambda": 20}, "quality_threshold": 70});
+            let cfg = json!({"fit_params": {"lambda": 20}, "pass_mark": 70, "velocity": 0.1});
             let mut ctx = RunContext::new("goal")
                 .with_inputs(inputs.as_object().unwrap(), tmp.path())
                 .with_config(cfg.as_object().cloned().unwrap())
@@ -234,7 +237,7 @@ mod safety {
             for n in notes { steer.say(&n); }
             run_controller(&mut ctx, &reg, Some(&mut d), &RunOptions { max_steps: 12, steering: Some(steer), ..Default::default() });
             for c in &ctx.setting_changes {
-                prop_assert!(ADJUSTABLE.contains(&c.key.as_str()), "changed {}", c.key);
+                prop_assert!(reg.recovery_rules().allows(&c.key), "changed {}", c.key);
             }
             prop_assert_eq!(ctx.input_roles(), &roles_before);
             for s in ctx.substitutions().values() {

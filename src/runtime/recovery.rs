@@ -2,8 +2,9 @@
 //!
 //! * **Diagnosis** is the model's: reading an error message and saying what it means.
 //! * **The decision** is bounded here: the only recovery performed on its own is re-running
-//!   the same tool with different *settings* from the allow-list ([`ADJUSTABLE`]), merged one
-//!   level deep, and only when the merged value differs. Never a path, never code.
+//!   the same tool with different *settings* from the run's allow-list (the settings the
+//!   tools declare, [`RunContext::recovery`]), merged one level deep, and only when the merged
+//!   value differs. Never a path, never code.
 //! * At most [`MAX_RECOVERIES`] per tool per run; the retry is an ordinary recorded step.
 //! * No model → no diagnosis: the step stays failed.
 
@@ -14,44 +15,6 @@ use super::decide::{Decide, Diagnosis, DiagnosisRequest, ModelEvent};
 
 /// How many times one tool may be recovered within a run.
 pub const MAX_RECOVERIES: usize = 1;
-
-/// Configuration keys a diagnosis (or a user's note, or a proposal) may change. Each is a
-/// number or a switch between behaviours already implemented. Absent on purpose: every path
-/// (`*_file`, `*_files`, `*_dir`) — the user chose those files — and `gpr_velocity`, because a
-/// depth needs a velocity somebody gave, not one a recovery chose.
-pub const ADJUSTABLE: &[&str] = &[
-    "inversion_params",
-    "temporal_regularization",
-    "time_lapse_method",
-    "quality_threshold",
-    "max_attempts",
-    "auto_adjust",
-    "velocity_threshold",
-    "velocity_thresholds",
-    "seismic_inversion_params",
-    "align_origin",
-    "petrophysical_params",
-    "n_realizations",
-    "coverage_threshold",
-    "instrument",
-    "crs",
-    "first_break_params",
-    "tdem_params",
-    "mt_params",
-    "gravmag_params",
-    "gravmag_kind",
-    "magnetic_field",
-    "gpr_params",
-];
-
-/// Coordinate tables a generated reader may be written for, with the column count the
-/// rewritten table must have. Survey data files are absent on purpose: an instrument format
-/// is not a table, and a generated parser for one would be guessing at physics.
-pub const ADAPTABLE_FILES: &[(&str, usize)] = &[
-    ("electrode_file", 3),
-    ("geophone_file", 3),
-    ("topography_file", 2),
-];
 
 /// Apply `change` to `current`, merging one level of object: `{"lambda": 5}` into
 /// `{"lambda": 15, "max_iterations": 10}` changes only lambda.
@@ -70,9 +33,10 @@ pub fn merge(current: Option<&Value>, change: &Value) -> Value {
 
 /// The adjustable part of the configuration.
 pub fn settings_for(ctx: &RunContext) -> Map<String, Value> {
-    ADJUSTABLE
+    ctx.recovery
+        .settings
         .iter()
-        .filter_map(|k| ctx.config.get(*k).map(|v| ((*k).to_string(), v.clone())))
+        .filter_map(|k| ctx.config.get(k).map(|v| (k.clone(), v.clone())))
         .collect()
 }
 
@@ -81,7 +45,7 @@ pub fn allowed_changes(ctx: &RunContext, changes: &Map<String, Value>) -> Map<St
     changes
         .iter()
         .filter(|(k, v)| {
-            ADJUSTABLE.contains(&k.as_str())
+            ctx.recovery.allows(k)
                 && merge(ctx.config.get(k.as_str()), v)
                     != ctx.config.get(k.as_str()).cloned().unwrap_or(Value::Null)
         })
@@ -100,7 +64,7 @@ pub fn apply_changes(
     let mut applied = Vec::new();
     let mut refused = Vec::new();
     for (key, value) in changes {
-        if !ADJUSTABLE.contains(&key.as_str()) {
+        if !ctx.recovery.allows(key) {
             refused.push(if super::context::is_input_role(key) {
                 format!("{key} names an input file the user chose, and files are never changed during a run")
             } else {
@@ -142,10 +106,12 @@ pub fn diagnose(
         purpose: purpose.to_string(),
         error: error.chars().take(800).collect(),
         settings: settings_for(ctx),
-        adaptable: ADAPTABLE_FILES
+        adaptable: ctx
+            .recovery
+            .tables
             .iter()
-            .filter(|(k, _)| ctx.has_input(k))
-            .map(|(k, _)| (*k).to_string())
+            .filter(|t| ctx.has_input(&t.role))
+            .map(|t| t.role.clone())
             .collect(),
         inputs,
     };
@@ -157,9 +123,7 @@ pub fn diagnose(
         return give_up;
     };
     d.changes = allowed_changes(ctx, &d.changes);
-    let adaptable = ADAPTABLE_FILES
-        .iter()
-        .any(|(k, _)| *k == d.file_key && ctx.has_input(k));
+    let adaptable = ctx.recovery.table(&d.file_key).is_some() && ctx.has_input(&d.file_key);
     d.action = match d.action.as_str() {
         "adapt" if adaptable => "adapt",
         "retry" if !d.changes.is_empty() => "retry",
@@ -213,10 +177,12 @@ mod tests {
     use crate::runtime::decide::ScriptedDecider;
     use serde_json::json;
 
+    /// A run whose tools declare `fit_params` and `pass_mark` adjustable, with an input role.
     fn ctx() -> RunContext {
-        let cfg =
-            json!({"inversion_params": {"lambda": 15, "max_iterations": 10}, "ert_file": "a.dat"});
-        RunContext::new("goal").with_config(cfg.as_object().cloned().unwrap())
+        let cfg = json!({"fit_params": {"lambda": 15, "max_iterations": 10}, "data_file": "a.dat"});
+        let mut ctx = RunContext::new("goal").with_config(cfg.as_object().cloned().unwrap());
+        ctx.recovery.settings = vec!["fit_params".into(), "pass_mark".into()];
+        ctx
     }
 
     #[test]
@@ -236,13 +202,13 @@ mod tests {
     fn only_allowed_and_effective_changes_survive() {
         let c = ctx();
         let changes = json!({
-            "inversion_params": {"lambda": 15},
-            "ert_file": "/etc/passwd",
-            "quality_threshold": 60,
+            "fit_params": {"lambda": 15},
+            "data_file": "/etc/passwd",
+            "pass_mark": 60,
             "unknown": 1
         });
         let kept = allowed_changes(&c, changes.as_object().unwrap());
-        assert_eq!(kept.keys().collect::<Vec<_>>(), vec!["quality_threshold"]);
+        assert_eq!(kept.keys().collect::<Vec<_>>(), vec!["pass_mark"]);
     }
 
     #[test]
@@ -252,13 +218,13 @@ mod tests {
         d.diagnoses.push_back(Ok(Diagnosis {
             cause: "too smooth".into(),
             action: "retry".into(),
-            changes: json!({"inversion_params": {"lambda": 15}})
+            changes: json!({"fit_params": {"lambda": 15}})
                 .as_object()
                 .cloned()
                 .unwrap(),
             ..Default::default()
         }));
-        let plan = diagnose(&c, "invert_ert", "", "diverged", &mut d, &mut |_| {});
+        let plan = diagnose(&c, "invert", "", "diverged", &mut d, &mut |_| {});
         assert_eq!(plan.action, "give_up");
     }
 
@@ -268,7 +234,7 @@ mod tests {
         let mut c = ctx();
         let (applied, refused) = apply_changes(
             &mut c,
-            json!({"inversion_params": {"lambda": 5}, "ert_file": "b.dat"})
+            json!({"fit_params": {"lambda": 5}, "data_file": "b.dat"})
                 .as_object()
                 .unwrap(),
             "recovery",
@@ -276,7 +242,7 @@ mod tests {
         );
         assert_eq!(
             applied,
-            vec!["inversion_params: {\"lambda\":15,\"max_iterations\":10} -> {\"lambda\":5,\"max_iterations\":10}".to_string()]
+            vec!["fit_params: {\"lambda\":15,\"max_iterations\":10} -> {\"lambda\":5,\"max_iterations\":10}".to_string()]
         );
         assert_eq!(refused.len(), 1);
         assert!(refused[0].contains("input file"));

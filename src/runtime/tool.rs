@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::context::RunContext;
 use super::product::SharedProduct;
+use super::rules::{RecoveryRules, TableRole};
 use super::step::{DecidedBy, StepStatus};
 
 /// What a handler hands back besides its summary.
@@ -94,6 +95,11 @@ pub struct Tool {
     /// Whether running it cannot be undone (step-by-step's default button is then not
     /// Proceed).
     pub irreversible: bool,
+    /// Configuration keys it reads that a recovery, a note or a proposal may change (numbers
+    /// and switches between behaviours already implemented; never an input role).
+    pub adjusts: Vec<String>,
+    /// Coordinate tables among its inputs a generated reader may stand in for.
+    pub adapts: Vec<TableRole>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -127,6 +133,8 @@ impl Tool {
             proposable: true,
             applies: None,
             irreversible: false,
+            adjusts: Vec::new(),
+            adapts: Vec::new(),
         }
     }
 
@@ -187,6 +195,24 @@ impl Tool {
     /// Builder: irreversible.
     pub fn irreversible(mut self, yes: bool) -> Self {
         self.irreversible = yes;
+        self
+    }
+
+    /// Builder: the settings it reads that may change mid-run (input roles are refused by
+    /// the recovery whatever a tool declares).
+    pub fn adjusts(mut self, keys: &[&str]) -> Self {
+        self.adjusts.extend(keys.iter().map(|s| s.to_string()));
+        self
+    }
+
+    /// Builder: a coordinate table input (`role`) a generated reader may be written for, with
+    /// the column count the rewritten table must have and what the columns hold.
+    pub fn adapts(mut self, role: &str, columns: usize, meaning: &str) -> Self {
+        self.adapts.push(TableRole {
+            role: role.to_string(),
+            columns,
+            meaning: meaning.to_string(),
+        });
         self
     }
 
@@ -278,6 +304,9 @@ pub enum RegistryError {
     /// A nameless tool cannot be chosen.
     #[error("a tool needs a name")]
     NoName,
+    /// Two tools of one name: the model could not tell which it chose.
+    #[error("a tool named '{0}' is already registered")]
+    Duplicate(String),
 }
 
 /// The tools of a run, in registration (= dependency) order.
@@ -292,17 +321,37 @@ impl Registry {
         Self::default()
     }
 
-    /// Add `tool`, replacing (in place) any tool of the same name.
+    /// Add `tool`; a nameless tool, or a second tool of a name already registered, is
+    /// refused (the first stays).
     pub fn register(&mut self, tool: Tool) -> Result<(), RegistryError> {
         if tool.name.trim().is_empty() {
             return Err(RegistryError::NoName);
         }
-        if let Some(slot) = self.tools.iter_mut().find(|t| t.name == tool.name) {
-            *slot = tool;
-        } else {
-            self.tools.push(tool);
+        if self.get(&tool.name).is_some() {
+            return Err(RegistryError::Duplicate(tool.name));
         }
+        self.tools.push(tool);
         Ok(())
+    }
+
+    /// The allow-lists of a run with these tools: every setting a tool declares it may have
+    /// changed, and every table a tool declares a reader may be written for (each once, in
+    /// registration order). A key that names an input role is never among the settings.
+    pub fn recovery_rules(&self) -> RecoveryRules {
+        let mut rules = RecoveryRules::default();
+        for t in &self.tools {
+            for k in &t.adjusts {
+                if !rules.allows(k) && !super::context::is_input_role(k) {
+                    rules.settings.push(k.clone());
+                }
+            }
+            for a in &t.adapts {
+                if rules.table(&a.role).is_none() {
+                    rules.tables.push(a.clone());
+                }
+            }
+        }
+        rules
     }
 
     /// The tool called `name`.
@@ -471,15 +520,17 @@ mod tests {
     }
 
     #[test]
-    fn register_replaces_and_refuses_nameless() {
+    fn register_refuses_a_duplicate_and_the_nameless() {
         let mut reg = Registry::new();
         reg.register(loader()).unwrap();
-        reg.register(Tool::new("load", "Again.", |_| {
-            Ok((String::new(), Outputs::new()))
-        }))
-        .unwrap();
+        assert_eq!(
+            reg.register(Tool::new("load", "Again.", |_| {
+                Ok((String::new(), Outputs::new()))
+            })),
+            Err(RegistryError::Duplicate("load".into()))
+        );
         assert_eq!(reg.len(), 1);
-        assert_eq!(reg.get("load").unwrap().description, "Again.");
+        assert_eq!(reg.get("load").unwrap().description, "Load.");
         assert_eq!(
             reg.register(Tool::new(" ", "x", |_| Ok((String::new(), Outputs::new())))),
             Err(RegistryError::NoName)
@@ -584,6 +635,25 @@ mod tests {
             reg.downstream(&["m".into()]),
             vec!["ev".to_string(), "rep".to_string()]
         );
+    }
+
+    #[test]
+    fn the_rules_gather_what_the_tools_declare_and_never_a_role() {
+        let noop = |_: &mut RunContext| -> ToolResult { Ok((String::new(), Outputs::new())) };
+        let mut reg = Registry::new();
+        reg.register(
+            Tool::new("a", "", noop)
+                .adjusts(&["smoothing", "data_file"])
+                .adapts("table_file", 3, "3 columns"),
+        )
+        .unwrap();
+        reg.register(Tool::new("b", "", noop).adjusts(&["smoothing", "threshold"]))
+            .unwrap();
+        let rules = reg.recovery_rules();
+        assert_eq!(rules.settings, vec!["smoothing", "threshold"]);
+        assert!(!rules.allows("data_file"));
+        assert_eq!(rules.table("table_file").map(|t| t.columns), Some(3));
+        assert!(rules.table("other_file").is_none());
     }
 
     #[test]

@@ -497,8 +497,12 @@ mod tests {
 
     fn reg() -> Registry {
         let mut r = Registry::new();
-        r.register(Tool::new("inv", "Invert.", noop).produces(&["m"]))
-            .unwrap();
+        r.register(
+            Tool::new("inv", "Invert.", noop)
+                .produces(&["m"])
+                .adjusts(&["fit_params"]),
+        )
+        .unwrap();
         r.register(
             Tool::new("ev", "Evaluate.", noop)
                 .requires(&["m"])
@@ -586,13 +590,14 @@ mod tests {
     #[test]
     fn accepted_redo_changes_settings_and_reopens_downstream() {
         let r = reg();
-        let cfg = serde_json::json!({"inversion_params": {"lambda": 20}});
+        let cfg = serde_json::json!({"fit_params": {"lambda": 20}});
         let mut ctx = RunContext::new("x")
             .with_config(cfg.as_object().cloned().unwrap())
             .with_interaction(Arc::new(Scripted {
                 ask: Box::new(|_| Some("go".into())),
                 ..Default::default()
             }));
+        ctx.recovery = r.recovery_rules();
         for (t, k) in [("inv", "m"), ("ev", "e")] {
             ctx.put_value(k, JsonProduct::new(k, Value::Null));
             ctx.begin(t, "");
@@ -601,7 +606,7 @@ mod tests {
         let mut d = ScriptedDecider::default();
         let p = Proposal::Redo {
             tool: "inv".into(),
-            settings: serde_json::json!({"inversion_params": {"lambda": 5}})
+            settings: serde_json::json!({"fit_params": {"lambda": 5}})
                 .as_object()
                 .cloned()
                 .unwrap(),
@@ -622,7 +627,7 @@ mod tests {
             matches!(out, Proposed::Run(ref t, _) if t == "inv"),
             "{out:?}"
         );
-        assert_eq!(ctx.config["inversion_params"]["lambda"], 5);
+        assert_eq!(ctx.config["fit_params"]["lambda"], 5);
         assert_eq!(ctx.attempted("inv"), 0);
         assert_eq!(
             ctx.attempted("ev"),

@@ -246,25 +246,7 @@ impl Timeline {
                 notes,
                 changes,
                 response,
-            } => {
-                for n in notes {
-                    match self
-                        .notes
-                        .iter_mut()
-                        .find(|c| c.response.is_none() && &c.text == n)
-                    {
-                        Some(c) => {
-                            c.response = Some(response.clone());
-                            c.changes = changes.clone();
-                        }
-                        None => self.notes.push(NoteCard {
-                            text: n.clone(),
-                            response: Some(response.clone()),
-                            changes: changes.clone(),
-                        }),
-                    }
-                }
-            }
+            } => self.notes_heard(notes, changes, response),
             Event::Warning { text } => self.warnings.push(text.clone()),
             Event::Paused { .. } => self.paused = true,
             Event::Resumed { .. } => self.paused = false,
@@ -289,6 +271,28 @@ impl Timeline {
             | Event::ApprovalNeeded { .. }
             | Event::ScriptReview { .. }
             | Event::Answered { .. } => {}
+        }
+    }
+
+    /// The run read `notes`: each queued card gets what the run made of it (a note typed
+    /// elsewhere gets a card of its own).
+    fn notes_heard(&mut self, notes: &[String], changes: &[String], response: &str) {
+        for n in notes {
+            match self
+                .notes
+                .iter_mut()
+                .find(|c| c.response.is_none() && &c.text == n)
+            {
+                Some(c) => {
+                    c.response = Some(response.to_string());
+                    c.changes = changes.to_vec();
+                }
+                None => self.notes.push(NoteCard {
+                    text: n.clone(),
+                    response: Some(response.to_string()),
+                    changes: changes.to_vec(),
+                }),
+            }
         }
     }
 

@@ -2,10 +2,9 @@
 //! [`MethodView`]), and what a scientist needs to see of the soundings — decays on log–log
 //! axes (observed with their error bars' extent, modelled), the layered model with its depth
 //! of investigation, a stitched section of every sounding's model along the line, the
-//! settings with units — and a Run button that calls the same
-//! pipeline functions as the catalog tools (`load_dataset`, `invert_dataset`) on a [`Job`].
-
-use std::path::PathBuf;
+//! settings with units (the project's `tdem_params` with the panel's edits on top) — and a
+//! Run button that calls the catalog's TDEM run path ([`crate::catalog::tdem::run`], as the
+//! `load_tdem_data` and `invert_tdem` steps do) on a [`Job`].
 
 use egui_plot::{HLine, Legend, Line, LineStyle, Plot, PlotPoints, Points};
 use serde_json::{Value, json};
@@ -13,47 +12,17 @@ use serde_json::{Value, json};
 use super::method::{MethodSpec, MethodView};
 use super::section::{Frame, log_range, section_frame_ui, spectral};
 use super::{Panel, Shared};
-use crate::catalog::common::Held;
-use crate::catalog::keys;
+use crate::catalog::kit::Held;
+use crate::catalog::kit::keys;
+use crate::catalog::tdem::run::{self as tdem_run, TdemInputs};
+use crate::catalog::tdem::{TdemEdits, settings as tdem_settings};
+use crate::methods::tdem::invert::SmoothSettings;
 use crate::methods::tdem::params::TdemParams;
-use crate::methods::tdem::pipeline::{
-    SoundingFit, TdemDataset, TdemInversion, invert_dataset, load_dataset,
-};
+use crate::methods::tdem::pipeline::{SoundingFit, TdemDataset, TdemInversion};
 use crate::studio::job::Job;
 
 /// What this panel shows.
-pub const SPEC: MethodSpec = MethodSpec {
-    key: "em",
-    title: "Time-domain EM (TDEM)",
-    rail: "EM",
-    roles: &["tdem_file", "tdem_geometry_file"],
-    products: &[
-        "tdem_data",
-        "tdem_results",
-        "tdem_evaluation",
-        "plan_maps",
-        "water_content",
-    ],
-    formats: "time,response CSV, time,snd1,snd2,… with a geometry table, TEM-FAST (.tem), Universal Sounding Format (.usf)",
-};
-
-/// The settings the panel lets one change before a run (the rest come from `tdem_params`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PanelSettings {
-    /// Layers of the smooth model including the half-space.
-    pub n_layers: usize,
-    /// Relative error floor, percent.
-    pub error_floor_percent: f64,
-}
-
-impl Default for PanelSettings {
-    fn default() -> Self {
-        PanelSettings {
-            n_layers: 30,
-            error_floor_percent: 3.0,
-        }
-    }
-}
+pub const SPEC: MethodSpec = crate::catalog::kit::methods::TDEM;
 
 /// A run started from the panel: the data as loaded and the models.
 #[derive(Debug, Clone)]
@@ -68,8 +37,8 @@ pub struct PanelRun {
 #[derive(Debug, Default)]
 pub struct EmPanel {
     view: MethodView,
-    /// Settings for the next run.
-    pub settings: PanelSettings,
+    /// The panel's edits, layered over the project's `tdem_params` for the next run.
+    pub edits: TdemEdits,
     /// The sounding whose decay and model are drawn.
     pub selected: usize,
     job: Option<Job<PanelRun>>,
@@ -77,24 +46,18 @@ pub struct EmPanel {
     pub last: Option<PanelRun>,
     /// Why the last run failed.
     pub error: Option<String>,
-    run_requested: bool,
 }
 
-/// The project's TDEM data file, geometry file and `tdem_params`, or why not.
-fn project_inputs(shared: &Shared) -> Result<(PathBuf, Option<PathBuf>, TdemParams), String> {
+/// The project's TDEM files and `tdem_params`, or why not.
+fn project_inputs(shared: &Shared) -> Result<(TdemInputs, TdemParams), String> {
     let p = shared
         .project
         .as_ref()
         .ok_or("no project is open: open one with File → Open project…")?;
     let ctx = p.context();
-    let data = ctx
-        .input_path("tdem_file")
-        .ok_or("the project names no TDEM file (input role tdem_file)")?;
-    let geometry = ctx.input_path("tdem_geometry_file");
-    let params = ctx
-        .params::<TdemParams>("tdem_params")
-        .map_err(|e| e.to_string())?;
-    Ok((data, geometry, params))
+    let inputs = TdemInputs::of(&ctx).map_err(|e| e.to_string())?;
+    let params = tdem_settings::params(&ctx).map_err(|e| e.to_string())?;
+    Ok((inputs, params))
 }
 
 impl EmPanel {
@@ -111,46 +74,66 @@ impl EmPanel {
 
     /// Start the inversion on a background job with the panel's settings.
     fn start(&mut self, ctx: &egui::Context, shared: &Shared) {
-        let (data, geometry, mut params) = match project_inputs(shared) {
-            Ok(x) => x,
+        let (inputs, params) = match project_inputs(shared) {
+            Ok((i, p)) => (i, self.edits.apply(p)),
             Err(e) => {
                 self.error = Some(e);
                 return;
             }
         };
-        params.n_layers = Some(self.settings.n_layers);
-        params.error_floor = Some(self.settings.error_floor_percent / 100.0);
         self.error = None;
         self.job = Some(Job::spawn(
             ctx,
             "TDEM inversion",
             move |progress, cancel| {
                 progress(0.0, "reading the soundings");
-                let dataset =
-                    load_dataset(&data, geometry.as_deref(), &params).map_err(|e| e.to_string())?;
-                let inversion = invert_dataset(&dataset, &params, Some(progress), cancel)
+                let dataset = tdem_run::load(&inputs, &params).map_err(|e| e.to_string())?;
+                let inversion = tdem_run::invert(&dataset, &params, Some(progress), cancel)
                     .map_err(|e| e.to_string())?;
                 Ok(PanelRun { dataset, inversion })
             },
         ));
     }
 
-    fn settings_ui(&mut self, ui: &mut egui::Ui) {
+    /// The layers and error floor (percent) the next run uses: the panel's edits over the
+    /// project's `tdem_params`, over the inversion's defaults.
+    fn effective(&self, shared: &Shared) -> (usize, f64) {
+        let d = SmoothSettings::default();
+        let p = project_inputs(shared).map(|(_, p)| p).unwrap_or_default();
+        let p = self.edits.apply(p);
+        (
+            p.n_layers.unwrap_or(d.n_layers),
+            100.0 * p.error_floor.unwrap_or(d.error_floor),
+        )
+    }
+
+    fn settings_ui(&mut self, ui: &mut egui::Ui, shared: &Shared) {
+        let (mut n_layers, mut floor) = self.effective(shared);
         ui.horizontal(|ui| {
             let l = ui
                 .label("Layers")
-                .on_hover_text("Layers of the smooth model, the half-space included; log-spaced down to below the depth of investigation.");
-            ui.add(egui::DragValue::new(&mut self.settings.n_layers).range(3..=60))
-                .labelled_by(l.id);
+                .on_hover_text("Layers of the smooth model, the half-space included; log-spaced down to below the depth of investigation (the project's tdem_params.n_layers until changed here).");
+            if ui
+                .add(egui::DragValue::new(&mut n_layers).range(3..=60))
+                .labelled_by(l.id)
+                .changed()
+            {
+                self.edits.n_layers = Some(n_layers);
+            }
             let l = ui
                 .label("Error floor (%)")
-                .on_hover_text("Smallest relative standard deviation a gate is given (percent of its value).");
-            ui.add(
-                egui::DragValue::new(&mut self.settings.error_floor_percent)
-                    .range(0.5..=50.0)
-                    .speed(0.1),
-            )
-            .labelled_by(l.id);
+                .on_hover_text("Smallest relative standard deviation a gate is given (percent of its value; the project's tdem_params.error_floor until changed here).");
+            if ui
+                .add(
+                    egui::DragValue::new(&mut floor)
+                        .range(0.5..=50.0)
+                        .speed(0.1),
+                )
+                .labelled_by(l.id)
+                .changed()
+            {
+                self.edits.error_floor_percent = Some(floor);
+            }
         });
     }
 
@@ -160,9 +143,7 @@ impl EmPanel {
             .add_enabled(!running, egui::Button::new("Run TDEM inversion"))
             .on_hover_text("Read the soundings and invert them for smooth layered models (the same functions as the invert_tdem step).")
             .clicked()
-            || (self.run_requested && !running)
         {
-            self.run_requested = false;
             let ctx = ui.ctx().clone();
             self.start(&ctx, shared);
         }
@@ -394,7 +375,7 @@ fn model_plot(ui: &mut egui::Ui, f: &SoundingFit) {
 
 impl Panel for EmPanel {
     fn key(&self) -> &'static str {
-        SPEC.key
+        SPEC.panel
     }
 
     fn title(&self) -> &'static str {
@@ -402,7 +383,7 @@ impl Panel for EmPanel {
     }
 
     fn rail_label(&self) -> &'static str {
-        SPEC.rail
+        SPEC.short
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
@@ -415,7 +396,7 @@ impl Panel for EmPanel {
                 }
                 ui.separator();
                 ui.strong("Smooth 1D inversion");
-                self.settings_ui(ui);
+                self.settings_ui(ui, shared);
                 self.run_ui(ui, shared);
                 match self.inversion(shared) {
                     Some(inv) => self.plots_ui(ui, &inv),
@@ -429,9 +410,10 @@ impl Panel for EmPanel {
     fn describe(&self, shared: &Shared) -> Value {
         let mut v = MethodView::describe(&SPEC, shared);
         let inv = self.inversion(shared);
+        let (n_layers, floor) = self.effective(shared);
         v["state"] = json!({
-            "n_layers": self.settings.n_layers,
-            "error_floor_percent": self.settings.error_floor_percent,
+            "n_layers": n_layers,
+            "error_floor_percent": floor,
             "running": self.job.is_some(),
             "selected_sounding": self.selected,
             "soundings": inv.as_ref().map(|i| i.fits.iter().map(|f| json!({
@@ -448,25 +430,30 @@ impl Panel for EmPanel {
         v
     }
 
-    fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
+    fn apply(
+        &mut self,
+        action: &str,
+        args: &Value,
+        shared: &mut Shared,
+        window: &egui::Context,
+    ) -> Result<Value, String> {
         match action {
             "set_settings" => {
                 if let Some(n) = args.get("n_layers") {
                     let n = n.as_u64().filter(|n| (3..=60).contains(n)).ok_or_else(|| {
                         format!("n_layers must be a whole number from 3 to 60, got {n}")
                     })?;
-                    self.settings.n_layers = n as usize;
+                    self.edits.n_layers = Some(n as usize);
                 }
                 if let Some(e) = args.get("error_floor_percent") {
                     let e = e
                         .as_f64()
                         .filter(|e| (0.5..=50.0).contains(e))
                         .ok_or_else(|| format!("error_floor_percent must be 0.5–50, got {e}"))?;
-                    self.settings.error_floor_percent = e;
+                    self.edits.error_floor_percent = Some(e);
                 }
-                Ok(
-                    json!({"n_layers": self.settings.n_layers, "error_floor_percent": self.settings.error_floor_percent}),
-                )
+                let (n, e) = self.effective(shared);
+                Ok(json!({"n_layers": n, "error_floor_percent": e}))
             }
             "select_sounding" => {
                 let n = self.inversion(shared).map_or(0, |i| i.fits.len());
@@ -481,10 +468,16 @@ impl Panel for EmPanel {
             }
             "run_inversion" => {
                 project_inputs(shared)?;
-                self.run_requested = true;
-                Ok(
-                    json!({"started": true, "note": "the inversion starts on the next frame; its progress shows in the EM panel"}),
-                )
+                if self.job.as_ref().is_some_and(|j| j.result.is_none()) {
+                    return Err("a TDEM inversion is already running".into());
+                }
+                self.start(window, shared);
+                match &self.error {
+                    Some(e) => Err(e.clone()),
+                    None => Ok(
+                        json!({"started": true, "note": "the inversion runs in the background; its progress shows in the EM panel"}),
+                    ),
+                }
             }
             _ => MethodView::apply(&SPEC, action, args, shared),
         }
@@ -509,7 +502,7 @@ mod tests {
         let text = json!({
             "goal": "Image the deep conductor",
             "inputs": inputs,
-            "config": {"tdem_params": params}
+            "config": {keys::TDEM_PARAMS: params}
         })
         .to_string();
         let file = dir.join("project.json");
@@ -538,7 +531,7 @@ mod tests {
         // Run → job → models; the selector lists snd1…snd5 and the text names the χ².
         let dir = tempfile::tempdir().unwrap();
         let mut panel = EmPanel::default();
-        panel.settings.n_layers = 8;
+        panel.edits.n_layers = Some(8);
         let mut h = Harness::builder()
             .with_size(egui::vec2(1200.0, 1000.0))
             .with_context_setup(crate::studio::setup_fonts)
@@ -565,13 +558,14 @@ mod tests {
         // The five models side by side.
         h.get_by_label_contains("Stitched section: 5 soundings side by side");
         // describe / apply drive the same state.
+        let window = h.ctx.clone();
         let (panel, shared) = h.state_mut();
         panel
-            .apply("select_sounding", &json!({"index": 2}), shared)
+            .apply("select_sounding", &json!({"index": 2}), shared, &window)
             .unwrap();
         assert!(
             panel
-                .apply("select_sounding", &json!({"index": 9}), shared)
+                .apply("select_sounding", &json!({"index": 9}), shared, &window)
                 .is_err()
         );
         let d = panel.describe(shared);

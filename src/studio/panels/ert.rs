@@ -2,44 +2,30 @@
 //! has read, the model section under the real surface as
 //! coloured cells on a log scale with a colour bar, faded where coverage is low, a time-step
 //! selector for a series, and a Run button that inverts the project's surveys on a [`Job`]
-//! with the same method functions the catalog tools call (`invert_survey`,
-//! `invert_time_lapse`). Inputs, products and figures as every method panel shows them.
-
-use std::path::PathBuf;
+//! through the catalog's ERT run path ([`crate::catalog::ert::run`]) with the project's
+//! settings (instrument, `inversion_params`, time-lapse scheme and α) and the panel's edits
+//! (λ, scheme) on top — the model a run's `invert_ert` / `invert_time_lapse` step makes.
+//! Inputs, products and figures as every method panel shows them.
 
 use serde_json::{Value, json};
 
 use super::method::{MethodSpec, MethodView};
 use super::section::{Frame, log_range, section_frame_ui, spectral};
 use super::{Panel, Shared};
-use crate::catalog::common::Held;
+use crate::catalog::ert::run::{self as ert_run, ErtInputs};
 use crate::catalog::ert::{
-    DEFAULT_TEMPORAL_REGULARIZATION, ErtModel, coverage_alpha, pseudosection,
-    pseudosection_half_width_m,
+    ErtEdits, ErtModel, ErtSettings, coverage_alpha, pseudosection, pseudosection_half_width_m,
 };
-use crate::catalog::keys;
+use crate::catalog::kit::Held;
+use crate::catalog::kit::keys;
 use crate::methods::ert::evaluation::Evaluation;
-use crate::methods::ert::inversion::{InversionParams, invert_survey};
-use crate::methods::ert::readers::read_survey_with_electrodes;
-use crate::methods::ert::timelapse::{TimeLapseMethod, invert_time_lapse, survey_label};
-use crate::methods::ert::{Instrument, Survey, SurveySet, read_survey};
+use crate::methods::ert::timelapse::{TimeLapseMethod, survey_label};
+use crate::methods::ert::{Survey, SurveySet};
+use crate::runtime::RunContext;
 use crate::studio::job::Job;
 
 /// What this panel shows.
-pub const SPEC: MethodSpec = MethodSpec {
-    key: "ert",
-    title: "Electrical resistivity (ERT)",
-    rail: "ERT",
-    roles: &["ert_files", "ert_file", "electrode_file", "topography_file"],
-    products: &[
-        "ert_data",
-        "inversion_results",
-        "evaluation_results",
-        "water_content",
-        "structure_results",
-    ],
-    formats: "pyGIMLi/BERT unified (.dat/.ohm/.shm), E4D, Syscal (.csv/.bin), ABEM/Lund (.ohm), ABEM Terrameter LS (.txt), Res2DInv, MPT DAS-1, AGI SuperSting (.stg), CSV a,b,m,n,R",
-};
+pub const SPEC: MethodSpec = crate::catalog::kit::methods::ERT;
 
 /// The Electrical resistivity (ERT) panel.
 pub struct ErtPanel {
@@ -50,23 +36,19 @@ pub struct ErtPanel {
     pseudo_survey: usize,
     /// Fade cells whose coverage is below 1e-3 of the maximum.
     coverage_mask: bool,
-    /// λ of a panel run.
-    lambda: f64,
-    /// The time-lapse scheme of a panel run.
-    method: TimeLapseMethod,
+    /// The panel's edits (λ, time-lapse scheme), layered over the project's settings.
+    edits: ErtEdits,
     job: Option<Job<ErtModel>>,
     /// The model of the panel's own run (shown instead of the run's products).
     local: Option<ErtModel>,
     status: String,
-    egui_ctx: Option<egui::Context>,
 }
 
 impl std::fmt::Debug for ErtPanel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ErtPanel")
             .field("step", &self.step)
-            .field("lambda", &self.lambda)
-            .field("method", &self.method)
+            .field("edits", &self.edits)
             .field("status", &self.status)
             .finish_non_exhaustive()
     }
@@ -79,12 +61,10 @@ impl Default for ErtPanel {
             step: 0,
             pseudo_survey: 0,
             coverage_mask: true,
-            lambda: InversionParams::default().lambda,
-            method: TimeLapseMethod::Simultaneous,
+            edits: ErtEdits::default(),
             job: None,
             local: None,
             status: String::new(),
-            egui_ctx: None,
         }
     }
 }
@@ -216,68 +196,42 @@ fn with_surveys<R>(shared: &Shared, f: impl FnOnce(&[Survey]) -> R) -> Option<R>
     (!h.value.surveys.is_empty()).then(|| f(&h.value.surveys))
 }
 
+/// The project's run context (an empty one without a project: every setting at its default).
+fn project_context(shared: &Shared) -> RunContext {
+    shared
+        .project
+        .as_ref()
+        .map_or_else(|| RunContext::new(""), |p| p.context())
+}
+
 impl ErtPanel {
+    /// The settings the next panel run uses: the project's, with the panel's edits on top.
+    fn settings(&self, shared: &Shared) -> Result<ErtSettings, String> {
+        ErtSettings::read(&project_context(shared))
+            .map(|s| s.with_edits(&self.edits))
+            .map_err(|e| format!("the project's ERT settings cannot be used: {e:#}"))
+    }
+
     /// Start an inversion of the project's surveys on a background job.
-    fn run(&mut self, shared: &Shared) -> Result<String, String> {
+    fn run(&mut self, shared: &Shared, window: &egui::Context) -> Result<String, String> {
         if self.job.as_ref().is_some_and(|j| j.result.is_none()) {
             return Err("an inversion is already running".into());
         }
-        let ctx = self
-            .egui_ctx
-            .clone()
-            .ok_or("the panel has not been shown yet; open the ERT panel first")?;
-        let inputs = MethodView::inputs(&SPEC, shared);
-        let files: Vec<PathBuf> = inputs
-            .iter()
-            .filter(|(r, _, _)| r == "ert_files" || r == "ert_file")
-            .map(|(_, p, _)| PathBuf::from(p))
-            .collect();
-        if files.is_empty() {
-            return Err("no ERT file in the project (input role ert_files or ert_file)".into());
-        }
-        let electrodes = inputs
-            .iter()
-            .find(|(r, _, _)| r == "electrode_file")
-            .map(|(_, p, _)| PathBuf::from(p));
-        let params = InversionParams {
-            lambda: self.lambda,
-            ..Default::default()
-        };
-        let method = self.method;
-        let n = files.len();
+        let inputs = ErtInputs::of(&project_context(shared))
+            .map_err(|_| "no ERT file in the project (input role ert_files or ert_file)")?;
+        let settings = self.settings(shared)?;
+        let n = inputs.files.len();
+        let lambda = settings.inversion.lambda;
         self.job = Some(Job::spawn(
-            &ctx,
+            window,
             "ERT inversion",
             move |progress, cancel| {
-                let mut surveys = Vec::new();
-                for f in &files {
-                    let s = match &electrodes {
-                        Some(e) => read_survey_with_electrodes(f, Instrument::Auto, e),
-                        None => read_survey(f, Instrument::Auto),
-                    }
-                    .map_err(|e| e.to_string())?;
-                    surveys.push(s);
-                }
-                let set = SurveySet::new(surveys);
-                if set.surveys.len() == 1 {
-                    invert_survey(&set.surveys[0], &params, &[], progress, cancel)
-                        .map(|r| ErtModel::Single(Box::new(r)))
-                        .map_err(|e| e.to_string())
-                } else {
-                    invert_time_lapse(
-                        &set.surveys,
-                        method,
-                        &params,
-                        DEFAULT_TEMPORAL_REGULARIZATION,
-                        progress,
-                        cancel,
-                    )
-                    .map(|r| ErtModel::TimeLapse(Box::new(r)))
-                    .map_err(|e| e.to_string())
-                }
+                let set =
+                    ert_run::load(&inputs, settings.instrument).map_err(|e| format!("{e:#}"))?;
+                ert_run::invert(&set, &settings, progress, cancel).map_err(|e| format!("{e:#}"))
             },
         ));
-        Ok(format!("inverting {n} survey(s) with λ {}", self.lambda))
+        Ok(format!("inverting {n} survey(s) with λ {lambda}"))
     }
 
     fn poll(&mut self) {
@@ -305,7 +259,7 @@ impl ErtPanel {
 
 impl Panel for ErtPanel {
     fn key(&self) -> &'static str {
-        SPEC.key
+        SPEC.panel
     }
 
     fn title(&self) -> &'static str {
@@ -313,19 +267,33 @@ impl Panel for ErtPanel {
     }
 
     fn rail_label(&self) -> &'static str {
-        SPEC.rail
+        SPEC.short
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
-        self.egui_ctx = Some(ui.ctx().clone());
         self.poll();
         ui.horizontal(|ui| {
+            let project = ErtSettings::read(&project_context(shared)).ok();
+            let mut lambda = self
+                .edits
+                .lambda
+                .or(project.as_ref().map(|p| p.inversion.lambda))
+                .unwrap_or(20.0);
             let l = ui.label("Lambda (regularisation)");
-            ui.add(egui::DragValue::new(&mut self.lambda).range(0.01..=1e4).speed(0.5))
+            if ui.add(egui::DragValue::new(&mut lambda).range(0.01..=1e4).speed(0.5))
                 .labelled_by(l.id)
-                .on_hover_text("Regularisation strength λ of the smoothness term (pyGIMLi's default 20; smaller fits the data more closely).");
+                .on_hover_text("Regularisation strength λ of the smoothness term (the project's inversion_params.lambda until changed here; pyGIMLi's default 20; smaller fits the data more closely).")
+                .changed()
+            {
+                self.edits.lambda = Some(lambda);
+            }
+            let mut method = self
+                .edits
+                .time_lapse_method
+                .or(project.as_ref().map(|p| p.time_lapse_method))
+                .unwrap_or(TimeLapseMethod::Simultaneous);
             egui::ComboBox::from_label("Time-lapse method")
-                .selected_text(self.method.name())
+                .selected_text(method.name())
                 .show_ui(ui, |ui| {
                     for m in [
                         TimeLapseMethod::Simultaneous,
@@ -333,7 +301,9 @@ impl Panel for ErtPanel {
                         TimeLapseMethod::Ratio,
                         TimeLapseMethod::Independent,
                     ] {
-                        ui.selectable_value(&mut self.method, m, m.name());
+                        if ui.selectable_value(&mut method, m, m.name()).changed() {
+                            self.edits.time_lapse_method = Some(m);
+                        }
                     }
                 });
             let running = self.job.as_ref().is_some_and(|j| j.result.is_none());
@@ -342,7 +312,7 @@ impl Panel for ErtPanel {
                 .on_hover_text("Invert the project's ERT files here (one survey, or a time-lapse series with the chosen method).")
                 .clicked()
             {
-                match self.run(shared) {
+                match self.run(shared, ui.ctx()) {
                     Ok(s) => self.status = s,
                     Err(e) => self.status = e,
                 }
@@ -405,6 +375,7 @@ impl Panel for ErtPanel {
 
     fn describe(&self, shared: &Shared) -> Value {
         let mut v = MethodView::describe(&SPEC, shared);
+        let settings = self.settings(shared);
         let model = with_model(self.local.as_ref(), shared, |m, source| {
             json!({
                 "source": source,
@@ -421,8 +392,9 @@ impl Panel for ErtPanel {
             "pseudosection_survey": self.pseudo_survey,
             "surveys": with_surveys(shared, |s| s.iter().enumerate().map(|(i, s)| survey_label(s, i)).collect::<Vec<_>>()),
             "coverage_mask": self.coverage_mask,
-            "lambda": self.lambda,
-            "time_lapse_method": self.method.name(),
+            "lambda": settings.as_ref().map(|s| s.inversion.lambda).ok(),
+            "time_lapse_method": settings.as_ref().map(|s| s.time_lapse_method.name()).ok(),
+            "settings_error": settings.as_ref().err(),
             "running": self.job.as_ref().is_some_and(|j| j.result.is_none()),
             "status": self.status,
         });
@@ -439,7 +411,13 @@ impl Panel for ErtPanel {
         v
     }
 
-    fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
+    fn apply(
+        &mut self,
+        action: &str,
+        args: &Value,
+        shared: &mut Shared,
+        window: &egui::Context,
+    ) -> Result<Value, String> {
         match action {
             "select_time_step" => {
                 let i = args
@@ -475,7 +453,7 @@ impl Panel for ErtPanel {
                     .and_then(Value::as_f64)
                     .filter(|l| l.is_finite() && *l > 0.0)
                     .ok_or("set_lambda needs \"lambda\" > 0")?;
-                self.lambda = l;
+                self.edits.lambda = Some(l);
                 Ok(json!({"lambda": l}))
             }
             "set_time_lapse_method" => {
@@ -483,8 +461,9 @@ impl Panel for ErtPanel {
                     .get("method")
                     .and_then(Value::as_str)
                     .ok_or("set_time_lapse_method needs \"method\"")?;
-                self.method = TimeLapseMethod::parse(name).map_err(|e| e.to_string())?;
-                Ok(json!({"time_lapse_method": self.method.name()}))
+                let m = TimeLapseMethod::parse(name).map_err(|e| e.to_string())?;
+                self.edits.time_lapse_method = Some(m);
+                Ok(json!({"time_lapse_method": m.name()}))
             }
             "set_coverage_mask" => {
                 let on = args
@@ -494,7 +473,7 @@ impl Panel for ErtPanel {
                 self.coverage_mask = on;
                 Ok(json!({"coverage_mask": on}))
             }
-            "run_inversion" => self.run(shared).map(|s| json!({"started": s})),
+            "run_inversion" => self.run(shared, window).map(|s| json!({"started": s})),
             "inspect_product" => MethodView::apply(&SPEC, action, args, shared),
             other => Err(format!(
                 "no action '{other}' on the ERT panel; its actions are: inspect_product, select_time_step, select_pseudosection, set_lambda, set_time_lapse_method, set_coverage_mask, run_inversion"
@@ -506,6 +485,9 @@ impl Panel for ErtPanel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::methods::ert::inversion::{InversionParams, invert_survey};
+    use crate::methods::ert::readers::read_survey_with_electrodes;
+    use crate::methods::ert::{Instrument, read_survey};
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
     use std::sync::Arc;
@@ -535,18 +517,20 @@ mod tests {
         h.run();
         h.get_by_label_contains("no ERT file in the project");
         // The chat's actions: λ is set, an unknown scheme is refused naming the real ones.
+        let window = h.ctx.clone();
         let (panel, shared) = h.state_mut();
         assert!(
             panel
-                .apply("set_lambda", &json!({"lambda": 5.0}), shared)
+                .apply("set_lambda", &json!({"lambda": 5.0}), shared, &window)
                 .is_ok()
         );
-        assert_eq!(panel.lambda, 5.0);
+        assert_eq!(panel.edits.lambda, Some(5.0));
         let e = panel
             .apply(
                 "set_time_lapse_method",
                 &json!({"method": "cross_gradient"}),
                 shared,
+                &window,
             )
             .expect_err("unknown scheme");
         assert!(
@@ -585,15 +569,26 @@ mod tests {
         assert_eq!(h.state().0.pseudo_survey, 1);
         h.get_by_label_contains(&format!("Measured data: {} apparent", n[1]));
         // The chat's action: the same choice, refused past the last survey.
+        let window = h.ctx.clone();
         let (panel, shared) = h.state_mut();
         assert!(
             panel
-                .apply("select_pseudosection", &json!({"index": 0}), shared)
+                .apply(
+                    "select_pseudosection",
+                    &json!({"index": 0}),
+                    shared,
+                    &window
+                )
                 .is_ok()
         );
         assert_eq!(panel.pseudo_survey, 0);
         let e = panel
-            .apply("select_pseudosection", &json!({"index": 2}), shared)
+            .apply(
+                "select_pseudosection",
+                &json!({"index": 2}),
+                shared,
+                &window,
+            )
             .expect_err("two surveys");
         assert!(e.contains("2 were read"), "{e}");
         assert_eq!(
@@ -627,12 +622,122 @@ mod tests {
         h.get_by_label("Fade poorly covered cells").click();
         h.run();
         assert!(!h.state().0.coverage_mask);
+        let window = h.ctx.clone();
         let (panel, shared) = h.state_mut();
         let d = panel.describe(shared);
         assert_eq!(d["state"]["model"]["n_cells"], json!(n));
         let e = panel
-            .apply("select_time_step", &json!({"index": 1}), shared)
+            .apply("select_time_step", &json!({"index": 1}), shared, &window)
             .expect_err("one step only");
         assert!(e.contains("the model has 1"), "{e}");
+    }
+
+    /// The example project with non-default ERT settings: λ 7, the unified reader named, the
+    /// simultaneous scheme with α 3, and two iterations (to keep the test short).
+    fn example_with_settings(instrument: &str) -> crate::runtime::Project {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example");
+        let mut p = crate::runtime::Project::load(&dir).expect("the example project reads");
+        p.config.insert(
+            keys::INVERSION_PARAMS.into(),
+            json!({"lambda": 7.0, "max_iterations": 2}),
+        );
+        p.config.insert(keys::INSTRUMENT.into(), json!(instrument));
+        p.config
+            .insert(keys::TIME_LAPSE_METHOD.into(), json!("simultaneous"));
+        p.config
+            .insert(keys::TEMPORAL_REGULARIZATION.into(), json!(3.0));
+        p
+    }
+
+    /// Press Run inversion and draw frames until the job has finished.
+    fn run_to_the_end(h: &mut Harness<'static, State>) {
+        h.run();
+        h.get_by_label("Run inversion").click();
+        let t0 = std::time::Instant::now();
+        loop {
+            h.run();
+            let p = &h.state().0;
+            if p.job.is_none() && !p.status.starts_with("inverting") {
+                return;
+            }
+            assert!(
+                t0.elapsed().as_secs() < 1800,
+                "the panel's inversion did not finish"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    #[test]
+    fn run_uses_the_projects_settings_and_makes_the_runs_model() {
+        use crate::catalog::kit::held;
+        use crate::runtime::step::DecidedBy;
+        use crate::runtime::{StepStatus, invoke};
+        // The run's steps on the example with the project's settings.
+        let project = example_with_settings("unified");
+        let mut ctx = project.context();
+        let reg = crate::catalog::registry();
+        for tool in ["load_ert_surveys", "invert_time_lapse"] {
+            assert_eq!(
+                invoke(&mut ctx, &reg, tool, "", DecidedBy::Policy),
+                StepStatus::Ok
+            );
+        }
+        let tool_model = held::<ErtModel>(&ctx, keys::INVERSION_RESULTS)
+            .expect("the tool's model")
+            .clone();
+        // The panel's Run on the same project.
+        let shared = Shared {
+            project: Some(project),
+            ..Default::default()
+        };
+        let mut h = harness((ErtPanel::default(), shared));
+        run_to_the_end(&mut h);
+        let panel = &h.state().0;
+        let model = panel
+            .local
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}", panel.status));
+        // The project's λ, iteration cap, scheme and α reached the panel's inversion …
+        assert_eq!(model.lambda(), 7.0);
+        assert_eq!(model.params().max_iterations, 2);
+        let ErtModel::TimeLapse(r) = model else {
+            panic!("four surveys make a time-lapse model")
+        };
+        assert_eq!((r.method, r.alpha), (TimeLapseMethod::Simultaneous, 3.0));
+        // … and the model is the run's: same χ² and the same resistivity in every cell of
+        // every time step (to 1e-9 relative: the same computation, summation order aside).
+        assert_eq!(model.steps().len(), tool_model.steps().len());
+        assert!((model.chi2() - tool_model.chi2()).abs() <= 1e-9 * tool_model.chi2());
+        for (a, b) in model.steps().iter().zip(tool_model.steps()) {
+            for (x, y) in a.rho_ohm_m.iter().zip(b.rho_ohm_m) {
+                assert!((x - y).abs() <= 1e-9 * y.abs(), "{x} against {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn run_reads_the_files_with_the_projects_instrument() {
+        // The example's files are in the unified format; a project that names another
+        // instrument makes the panel fail exactly as the run's load step does.
+        let project = example_with_settings("syscal_bin");
+        let mut ctx = project.context();
+        let reg = crate::catalog::registry();
+        use crate::runtime::step::DecidedBy;
+        use crate::runtime::{StepStatus, invoke};
+        assert_eq!(
+            invoke(&mut ctx, &reg, "load_ert_surveys", "", DecidedBy::Policy),
+            StepStatus::Failed
+        );
+        let error = ctx.steps[0].error.clone();
+        let shared = Shared {
+            project: Some(project),
+            ..Default::default()
+        };
+        let mut h = harness((ErtPanel::default(), shared));
+        run_to_the_end(&mut h);
+        let status = &h.state().0.status;
+        assert!(h.state().0.local.is_none());
+        assert_eq!(status, &format!("Inversion failed: {error}"));
     }
 }

@@ -15,9 +15,11 @@ use serde_json::{Value, json};
 
 use super::method::{MethodSpec, MethodView};
 use super::{Panel, Shared};
-use crate::catalog::common::Held;
-use crate::catalog::gpr::{self as cat, GprProcessed, UserVelocity, VerticalAxis};
-use crate::catalog::keys;
+use crate::catalog::gpr::{
+    self as cat, GprProcessed, UserVelocity, VerticalAxis, settings as gpr_settings,
+};
+use crate::catalog::kit::Held;
+use crate::catalog::kit::keys;
 use crate::methods::gpr::GprLine;
 use crate::methods::gpr::bandpass::BandpassParams;
 use crate::methods::gpr::filters::BackgroundWindow;
@@ -26,14 +28,7 @@ use crate::methods::gpr::timezero::TimeZeroParams;
 use crate::studio::job::Job;
 
 /// What this panel shows.
-pub const SPEC: MethodSpec = MethodSpec {
-    key: "gpr",
-    title: "Ground-penetrating radar (GPR)",
-    rail: "GPR",
-    roles: &["gpr_file"],
-    products: &["gpr_data", "gpr_results"],
-    formats: "GSSI DZT, pulseEKKO DT1+HD, MALA rd3/rd7+rad, SEG-Y",
-};
+pub const SPEC: MethodSpec = crate::catalog::kit::methods::GPR;
 
 /// Which radargram is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -51,15 +46,16 @@ pub struct GprPanel {
     view: MethodView,
     /// The line the panel read itself (Load), else the run's `gpr_data`.
     line: Option<Arc<GprLine>>,
-    /// The processing settings (`gpr_params`), edited here.
+    /// The processing settings of the next panel run: the project's `gpr_params` until a
+    /// person (or the chat) changes one, then the edited copy.
     pub params: ProcessingParams,
+    /// Whether `params` holds edits (else it follows the project).
+    params_edited: bool,
     /// The panel's own last processing, else the run's `gpr_results`.
     result: Option<Arc<GprProcessed>>,
     job: Option<Job<GprProcessed>>,
     error: Option<String>,
     showing: Showing,
-    /// Start a run at the next frame (asked for through `apply`, which has no egui context).
-    pending_run: bool,
     /// The uploaded radargram: (what it shows, texture).
     texture: Option<Texture>,
 }
@@ -169,7 +165,7 @@ impl GprPanel {
     }
 
     fn running(&self) -> bool {
-        self.job.is_some() || self.pending_run
+        self.job.is_some()
     }
 
     /// Set `gpr_params` from JSON (unknown keys are refused with the valid ones).
@@ -180,7 +176,22 @@ impl GprPanel {
             )
         })?;
         self.params = p;
+        self.params_edited = true;
         serde_json::to_value(&self.params).map_err(|e| e.to_string())
+    }
+
+    /// Follow the project's `gpr_params` until the panel's own are edited.
+    fn sync_params(&mut self, shared: &Shared) {
+        if self.params_edited {
+            return;
+        }
+        if let Some(Ok(p)) = shared
+            .project
+            .as_ref()
+            .map(|p| gpr_settings::params(&p.context()))
+        {
+            self.params = p;
+        }
     }
 }
 
@@ -529,7 +540,7 @@ fn recipe_ui(ui: &mut egui::Ui, r: &GprProcessed) {
 
 impl Panel for GprPanel {
     fn key(&self) -> &'static str {
-        SPEC.key
+        SPEC.panel
     }
 
     fn title(&self) -> &'static str {
@@ -537,16 +548,12 @@ impl Panel for GprPanel {
     }
 
     fn rail_label(&self) -> &'static str {
-        SPEC.rail
+        SPEC.short
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
         self.poll();
-        if self.pending_run {
-            self.pending_run = false;
-            let ctx = ui.ctx().clone();
-            self.start(&ctx, shared);
-        }
+        self.sync_params(shared);
         egui::ScrollArea::vertical()
             .id_salt("gpr_panel")
             .show(ui, |ui| {
@@ -580,7 +587,11 @@ impl Panel for GprPanel {
                 }
                 egui::CollapsingHeader::new("Processing settings (gpr_params)")
                     .default_open(true)
-                    .show(ui, |ui| params_ui(ui, &mut self.params));
+                    .show(ui, |ui| {
+                        let before = self.params.clone();
+                        params_ui(ui, &mut self.params);
+                        self.params_edited |= self.params != before;
+                    });
                 let line = self.current_line(shared);
                 let result = self.current_result(shared);
                 match &line {
@@ -622,7 +633,7 @@ impl Panel for GprPanel {
                 "time_window_ns": l.time_window_ns,
                 "header_permittivity": l.header_permittivity,
             })),
-            "gpr_params": serde_json::to_value(&self.params).unwrap_or(Value::Null),
+            keys::GPR_PARAMS: serde_json::to_value(&self.params).unwrap_or(Value::Null),
             "running": self.running(),
             "error": self.error,
             "showing": match self.showing { Showing::Recorded => "recorded", Showing::Processed => "processed" },
@@ -648,7 +659,14 @@ impl Panel for GprPanel {
         d
     }
 
-    fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
+    fn apply(
+        &mut self,
+        action: &str,
+        args: &Value,
+        shared: &mut Shared,
+        window: &egui::Context,
+    ) -> Result<Value, String> {
+        self.sync_params(shared);
         match action {
             "load_line" => self.load(shared),
             "set_params" => self.set_params(args),
@@ -659,7 +677,10 @@ impl Panel for GprPanel {
                 if self.current_line(shared).is_none() {
                     self.load(shared)?;
                 }
-                self.pending_run = true;
+                self.start(window, shared);
+                if let Some(e) = &self.error {
+                    return Err(e.clone());
+                }
                 Ok(
                     json!({"started": true, "gpr_params": serde_json::to_value(&self.params).unwrap_or(Value::Null)}),
                 )
@@ -719,7 +740,7 @@ mod tests {
         let project = json!({
             "goal": "Where is the water table?",
             "inputs": inputs,
-            "config": { "gpr_velocity_m_per_ns": truth.gpr_velocity_m_per_ns }
+            "config": { keys::GPR_VELOCITY: truth.gpr_velocity_m_per_ns }
         });
         std::fs::write(dir.join("project.json"), project.to_string()).unwrap();
         Shared {
@@ -735,10 +756,11 @@ mod tests {
         h.run();
         h.get_by_label_contains("No Ground-penetrating radar (GPR) data in this project");
         assert!(h.query_by_label("Run processing").is_none());
+        let window = h.ctx.clone();
         let (panel, shared) = h.state_mut();
-        let e = panel.apply("run", &json!({}), shared).unwrap_err();
+        let e = panel.apply("run", &json!({}), shared, &window).unwrap_err();
         assert!(e.contains("no project is open"), "{e}");
-        let e = panel.apply("fly", &json!({}), shared).unwrap_err();
+        let e = panel.apply("fly", &json!({}), shared, &window).unwrap_err();
         assert!(e.contains("load_line, set_params, run, show"), "{e}");
     }
 
@@ -831,10 +853,11 @@ mod tests {
         assert!((depth - 4.0).abs() <= row, "water table at {depth} m");
 
         // Back to the recorded line through the chat's action.
+        let window = h.ctx.clone();
         let (panel, shared) = h.state_mut();
         assert_eq!(
             panel
-                .apply("show", &json!({"view": "recorded"}), shared)
+                .apply("show", &json!({"view": "recorded"}), shared, &window)
                 .unwrap(),
             json!({"showing": "recorded"})
         );

@@ -1,7 +1,7 @@
 //! The Gravity and magnetics panel: the method's inputs, products and figures (the shared
 //! [`MethodView`]) beside what a scientist looks at — the station map, the settings of the
 //! trend removal and the inversion with their units, a Run button that runs the SAME chain
-//! as the `invert_gravmag` tool ([`crate::catalog::gravmag::invert`]) on a background
+//! as the `invert_gravmag` tool ([`crate::catalog::gravmag::run::invert`]) on a background
 //! [`Job`] with progress and Cancel, the residual map, a profile between two points
 //! ([`crate::methods::gravmag::grid::profile`]) and depth slices of the 3D model.
 //!
@@ -13,12 +13,12 @@ use serde_json::{Value, json};
 
 use super::method::{MethodSpec, MethodView};
 use super::{Panel, Shared};
-use crate::catalog::common::Held;
+use crate::catalog::gravmag::run::{invert, load};
 use crate::catalog::gravmag::{
-    FIELD_KEY, GravMagData, GravMagParams, GravMagResults, KIND_KEY, MagneticFieldParams,
-    PARAMS_KEY, declared_kind, invert, load,
+    GravMagData, GravMagParams, GravMagResults, KIND_KEY, declared_kind, settings as gm_settings,
 };
-use crate::catalog::keys;
+use crate::catalog::kit::Held;
+use crate::catalog::kit::keys;
 use crate::methods::gravmag::grid::{Grid2D, Profile, profile};
 use crate::methods::gravmag::kind::{Family, KindInference};
 use crate::methods::gravmag::pipeline::TableInversion;
@@ -27,14 +27,7 @@ use crate::report::figures::Palette;
 use crate::studio::job::Job;
 
 /// What this panel shows.
-pub const SPEC: MethodSpec = MethodSpec {
-    key: "gravmag",
-    title: "Gravity and magnetics",
-    rail: "Grav/Mag",
-    roles: &["gravmag_file"],
-    products: &["gravmag_data", "gravmag_results", "gravmag_evaluation"],
-    formats: "station tables x,y,value[,z] (CSV/TXT), lat/lon tables",
-};
+pub const SPEC: MethodSpec = crate::catalog::kit::methods::GRAVMAG;
 
 /// Points sampled along the profile.
 const PROFILE_POINTS: usize = 101;
@@ -58,7 +51,6 @@ pub struct GravMagPanel {
     job: Option<Job<TableInversion>>,
     /// The last thing that went wrong, in words.
     error: Option<String>,
-    egui_ctx: Option<egui::Context>,
 }
 
 impl GravMagPanel {
@@ -90,10 +82,7 @@ impl GravMagPanel {
             return Ok(p.clone());
         }
         match &shared.project {
-            Some(p) => p
-                .context()
-                .params::<GravMagParams>(PARAMS_KEY)
-                .map_err(|e| e.to_string()),
+            Some(p) => gm_settings::params(&p.context()).map_err(|e| e.to_string()),
             None => Ok(GravMagParams::default()),
         }
     }
@@ -122,7 +111,7 @@ impl GravMagPanel {
     }
 
     /// Start the inversion of the shown table on a background job.
-    fn start_run(&mut self, shared: &Shared) -> Result<String, String> {
+    fn start_run(&mut self, shared: &Shared, window: &egui::Context) -> Result<String, String> {
         if self.job.as_ref().is_some_and(|j| j.result.is_none()) {
             return Err("an inversion is already running; Cancel it first".into());
         }
@@ -132,17 +121,14 @@ impl GravMagPanel {
         let params = self.params(shared)?;
         params.validate()?;
         let field = match &shared.project {
-            Some(p) => p
-                .context()
-                .params::<MagneticFieldParams>(FIELD_KEY)
+            Some(p) => gm_settings::field_params(&p.context())
                 .map_err(|e| e.to_string())?
                 .field()?,
             None => None,
         };
-        let ctx = self.egui_ctx.clone().unwrap_or_default();
         let n = table.n_stations;
         self.job = Some(Job::spawn(
-            &ctx,
+            window,
             "Grav/Mag inversion",
             move |progress, cancel| invert(&table, &params, field, progress, cancel),
         ));
@@ -392,7 +378,7 @@ fn grid_points(g: &Grid2D) -> Vec<(f64, f64, f64)> {
 
 impl Panel for GravMagPanel {
     fn key(&self) -> &'static str {
-        SPEC.key
+        SPEC.panel
     }
 
     fn title(&self) -> &'static str {
@@ -400,11 +386,10 @@ impl Panel for GravMagPanel {
     }
 
     fn rail_label(&self) -> &'static str {
-        SPEC.rail
+        SPEC.short
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
-        self.egui_ctx = Some(ui.ctx().clone());
         self.poll();
         egui::ScrollArea::vertical()
             .id_salt("gravmag_panel")
@@ -446,7 +431,13 @@ impl Panel for GravMagPanel {
         d
     }
 
-    fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
+    fn apply(
+        &mut self,
+        action: &str,
+        args: &Value,
+        shared: &mut Shared,
+        window: &egui::Context,
+    ) -> Result<Value, String> {
         match action {
             "load_stations" => self.load_stations(shared).map(|line| json!({"loaded": line})),
             "set_params" => {
@@ -457,12 +448,12 @@ impl Panel for GravMagPanel {
                     merged[k.as_str()] = v.clone();
                 }
                 let p: GravMagParams = serde_json::from_value(merged)
-                    .map_err(|e| format!("{PARAMS_KEY}: {e}"))?;
+                    .map_err(|e| format!("gravmag_params: {e}"))?;
                 p.validate()?;
                 self.params = Some(p.clone());
                 Ok(json!({"settings": p}))
             }
-            "run_inversion" => self.start_run(shared).map(|s| json!({"started": s})),
+            "run_inversion" => self.start_run(shared, window).map(|s| json!({"started": s})),
             "cancel" => match &self.job {
                 Some(j) => {
                     j.cancel();
@@ -568,7 +559,7 @@ impl GravMagPanel {
                 "Trend removal, gridding and the 3D inversion (the chain of invert_gravmag).",
             )
             .clicked()
-            && let Err(e) = self.start_run(shared)
+            && let Err(e) = self.start_run(shared, ui.ctx())
         {
             self.error = Some(e);
         }
@@ -688,8 +679,8 @@ mod tests {
             crate::example::gravmag::write(&crate::example::Truth::default(), dir).unwrap();
         let project = json!({
             "goal": "map the dense body",
-            "inputs": { "gravmag_file": written[0].1.display().to_string() },
-            "config": { "gravmag_params": { "error_floor_mgal": crate::example::gravmag::NOISE_MGAL } }
+            "inputs": { keys::GRAVMAG_FILE: written[0].1.display().to_string() },
+            "config": { keys::GRAVMAG_PARAMS: { "error_floor_mgal": crate::example::gravmag::NOISE_MGAL } }
         });
         std::fs::write(dir.join("project.json"), project.to_string()).unwrap();
         Shared {
@@ -763,8 +754,12 @@ mod tests {
         let (x0, x1) = (ends[0].as_f64().unwrap(), ends[2].as_f64().unwrap());
         let yc = ends[1].as_f64().unwrap();
         let args = json!({"x0_m": x0, "y0_m": yc, "x1_m": x1, "y1_m": yc});
+        let window = h.ctx.clone();
         let state = h.state_mut();
-        let out = state.0.apply("set_profile", &args, &mut state.1).unwrap();
+        let out = state
+            .0
+            .apply("set_profile", &args, &mut state.1, &window)
+            .unwrap();
         let pr: Profile = serde_json::from_value(out["profile"].clone()).unwrap();
         let (k, _) = pr
             .value
@@ -794,10 +789,16 @@ mod tests {
                 (k, p.iter().map(|q| q.2.abs()).fold(0.0, f64::max))
             })
             .fold((0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a });
+        let window = h.ctx.clone();
         let state = h.state_mut();
         let out = state
             .0
-            .apply("select_model_slice", &json!({"layer": best}), &mut state.1)
+            .apply(
+                "select_model_slice",
+                &json!({"layer": best}),
+                &mut state.1,
+                &window,
+            )
             .unwrap();
         assert_eq!(out["layer"], json!(best));
         assert!(out["depth_m"].as_f64().unwrap() > 0.0);
@@ -825,47 +826,73 @@ mod tests {
         );
         h.run();
         h.get_by_label_contains(&format!("(layer {} of {nz})", best + 1));
+        let window = h.ctx.clone();
         let state = h.state_mut();
         assert!(
             state
                 .0
-                .apply("select_model_slice", &json!({"layer": nz}), &mut state.1)
+                .apply(
+                    "select_model_slice",
+                    &json!({"layer": nz}),
+                    &mut state.1,
+                    &window
+                )
                 .is_err()
         );
     }
 
     #[test]
     fn actions_refuse_wrong_settings_and_name_the_valid_actions() {
+        let window = egui::Context::default();
         let dir = tempfile::tempdir().unwrap();
         let mut p = GravMagPanel::default();
         let mut shared = project(dir.path());
         let e = p
-            .apply("set_params", &json!({"trend_degree": 5}), &mut shared)
+            .apply(
+                "set_params",
+                &json!({"trend_degree": 5}),
+                &mut shared,
+                &window,
+            )
             .unwrap_err();
         assert!(e.contains("trend_degree must be 0, 1, 2 or 3"), "{e}");
         let e = p
-            .apply("set_params", &json!({"no_such_key": 1}), &mut shared)
+            .apply(
+                "set_params",
+                &json!({"no_such_key": 1}),
+                &mut shared,
+                &window,
+            )
             .unwrap_err();
         assert!(
             e.contains("unknown field") && e.contains("trend_degree"),
             "{e}"
         );
         let ok = p
-            .apply("set_params", &json!({"trend_degree": 2}), &mut shared)
+            .apply(
+                "set_params",
+                &json!({"trend_degree": 2}),
+                &mut shared,
+                &window,
+            )
             .unwrap();
         assert_eq!(ok["settings"]["trend_degree"], 2);
         // The project's floor survives the merge.
         assert_eq!(ok["settings"]["error_floor_mgal"], 0.01);
-        let e = p.apply("fly", &json!({}), &mut shared).unwrap_err();
+        let e = p
+            .apply("fly", &json!({}), &mut shared, &window)
+            .unwrap_err();
         assert!(
             e.contains("run_inversion") && e.contains("set_profile"),
             "{e}"
         );
         let e = p
-            .apply("run_inversion", &json!({}), &mut shared)
+            .apply("run_inversion", &json!({}), &mut shared, &window)
             .unwrap_err();
         assert!(e.contains("Load stations"), "{e}");
-        let loaded = p.apply("load_stations", &json!({}), &mut shared).unwrap();
+        let loaded = p
+            .apply("load_stations", &json!({}), &mut shared, &window)
+            .unwrap();
         assert!(
             loaded["loaded"]
                 .as_str()

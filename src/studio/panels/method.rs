@@ -7,22 +7,8 @@ use serde_json::{Value, json};
 use super::Shared;
 use crate::studio::images::ImageCache;
 
-/// The static description of one method's panel.
-#[derive(Debug, Clone, Copy)]
-pub struct MethodSpec {
-    /// Module key.
-    pub key: &'static str,
-    /// Heading.
-    pub title: &'static str,
-    /// Short name on the rail.
-    pub rail: &'static str,
-    /// Project input roles this method reads.
-    pub roles: &'static [&'static str],
-    /// Artifact keys its steps make.
-    pub products: &'static [&'static str],
-    /// What the roles hold, for the "nothing loaded" hint.
-    pub formats: &'static str,
-}
+/// The static description of one method's panel: its row of the catalog's `METHODS`.
+pub use crate::catalog::kit::MethodInfo as MethodSpec;
 
 /// The shared part of a method panel.
 #[derive(Debug, Default)]
@@ -103,7 +89,7 @@ impl MethodView {
             .timeline
             .cards
             .iter()
-            .filter(|c| c.module == spec.key)
+            .filter(|c| c.module == spec.panel)
             .flat_map(|c| {
                 c.figures
                     .iter()
@@ -113,7 +99,7 @@ impl MethodView {
         if !figures.is_empty() {
             ui.separator();
             egui::ScrollArea::vertical()
-                .id_salt(("figures", spec.key))
+                .id_salt(("figures", spec.panel))
                 .show(ui, |ui| {
                     let w = ui.available_width().min(900.0);
                     for (path, caption) in figures {
@@ -142,7 +128,7 @@ impl MethodView {
             })
             .collect();
         json!({
-            "module": spec.key,
+            "module": spec.panel,
             "title": spec.title,
             "inputs": inputs,
             "products": products,

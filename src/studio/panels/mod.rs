@@ -52,8 +52,15 @@ pub trait Panel: std::any::Any {
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared);
     /// Actions, their arguments and the panel's state, as JSON.
     fn describe(&self, shared: &Shared) -> Value;
-    /// Carry out an action; the result (or why not) as JSON / text.
-    fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String>;
+    /// Carry out an action; the result (or why not) as JSON / text. `window` is the studio's
+    /// egui context: a background job started here wakes the window through it.
+    fn apply(
+        &mut self,
+        action: &str,
+        args: &Value,
+        shared: &mut Shared,
+        window: &egui::Context,
+    ) -> Result<Value, String>;
 }
 
 /// Every panel, in rail order.

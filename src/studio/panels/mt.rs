@@ -1,6 +1,7 @@
 //! The Magnetotellurics (MT) panel: the sites of the project, Occam parameters with units and
 //! tooltips, a Run button that inverts on a background [`Job`] (the same
-//! [`crate::catalog::mt::invert_sites`] the `invert_mt` step calls), and per site the
+//! [`crate::catalog::mt::run::invert_sites`] the `invert_mt` step calls, with the project's
+//! `mt_params` until they are edited here), and per site the
 //! apparent resistivity and phase against period (observed with errors, modelled), the
 //! layered model with its depth of investigation and the dimensionality indicators.
 //!
@@ -14,32 +15,30 @@ use serde_json::{Value, json};
 
 use super::method::{MethodSpec, MethodView};
 use super::{Panel, Shared};
-use crate::catalog::common::Held;
-use crate::catalog::keys;
-use crate::catalog::mt::{MtInversions, MtParams, MtSites, files_in_dir, model_steps, read_sites};
+use crate::catalog::kit::Held;
+use crate::catalog::kit::keys;
+use crate::catalog::mt::{
+    MtInversions, MtParams, MtSites, model_steps, run as mt_run, settings as mt_settings,
+};
 use crate::methods::mt::{MtSiteInversion, OccamMode};
 use crate::studio::job::Job;
 
 /// What this panel shows.
-pub const SPEC: MethodSpec = MethodSpec {
-    key: "mt",
-    title: "Magnetotellurics (MT)",
-    rail: "MT",
-    roles: &["mt_files", "mt_dir"],
-    products: &["mt_data", "mt_results", "mt_evaluation", "water_content"],
-    formats: "EDI, EMTF XML, Z-files (.zmm/.zss/.zrr), BIRRP J-files, Zonge AVG",
-};
+pub const SPEC: MethodSpec = crate::catalog::kit::methods::MT;
 
 /// The Magnetotellurics (MT) panel.
 #[derive(Debug, Default)]
 pub struct MtPanel {
     view: MethodView,
+    /// The Occam settings of the next panel run: the project's `mt_params` until a person
+    /// (or the chat) changes one, then the edited copy.
     params: MtParams,
+    /// Whether `params` holds edits (else it follows the project).
+    params_edited: bool,
     data: Option<MtSites>,
     job: Option<Job<MtInversions>>,
     own: Option<MtInversions>,
     site: usize,
-    pending_run: bool,
     message: Option<String>,
 }
 
@@ -64,12 +63,21 @@ impl MtPanel {
         let Some(p) = &shared.project else {
             return Vec::new();
         };
-        let ctx = p.context();
-        let mut files = ctx.input_paths("mt_files");
-        if let Some(dir) = ctx.input_path("mt_dir") {
-            files.extend(files_in_dir(&dir).unwrap_or_default());
+        mt_run::site_files(&p.context()).unwrap_or_default()
+    }
+
+    /// Follow the project's `mt_params` until the panel's own are edited.
+    fn sync_params(&mut self, shared: &Shared) {
+        if self.params_edited {
+            return;
         }
-        files
+        if let Some(Ok(p)) = shared
+            .project
+            .as_ref()
+            .map(|p| mt_settings::params(&p.context()))
+        {
+            self.params = p;
+        }
     }
 
     /// Read the project's files (quick: no job).
@@ -80,7 +88,7 @@ impl MtPanel {
                 "no MT files in this project: add them under inputs.mt_files or mt_dir".into(),
             );
         }
-        let data = read_sites(&files);
+        let data = mt_run::read_sites(&files);
         let out = json!({
             "sites": data.sites.iter().map(|s| &s.site).collect::<Vec<_>>(),
             "unreadable": data.unreadable,
@@ -109,7 +117,7 @@ impl MtPanel {
         };
         let params = self.params.clone();
         self.job = Some(Job::spawn(ctx, "Occam 1D", move |progress, cancel| {
-            crate::catalog::mt::invert_sites(&data, &params, progress, cancel)
+            mt_run::invert_sites(&data, &params, progress, cancel)
         }));
     }
 
@@ -138,7 +146,7 @@ impl MtPanel {
     }
 
     fn params_ui(&mut self, ui: &mut egui::Ui) {
-        egui::Grid::new("mt_params").num_columns(2).show(ui, |ui| {
+        egui::Grid::new(keys::MT_PARAMS).num_columns(2).show(ui, |ui| {
             let l = ui
                 .label("Curves")
                 .on_hover_text("Which impedance the 1D model must fit.");
@@ -356,7 +364,7 @@ fn log_x(x: &[f64], y: &[f64]) -> Vec<[f64; 2]> {
 
 impl Panel for MtPanel {
     fn key(&self) -> &'static str {
-        SPEC.key
+        SPEC.panel
     }
 
     fn title(&self) -> &'static str {
@@ -364,22 +372,21 @@ impl Panel for MtPanel {
     }
 
     fn rail_label(&self) -> &'static str {
-        SPEC.rail
+        SPEC.short
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
         self.poll();
-        if self.pending_run {
-            self.pending_run = false;
-            self.start_job(ui.ctx());
-        }
+        self.sync_params(shared);
         egui::ScrollArea::vertical()
             .id_salt("mt_panel_scroll")
             .show(ui, |ui| {
                 self.view.ui(ui, &SPEC, shared);
                 ui.separator();
                 ui.strong("Occam 1D inversion");
+                let before = self.params.clone();
                 self.params_ui(ui);
+                self.params_edited |= self.params != before;
                 let has_files = !Self::project_files(shared).is_empty();
                 ui.horizontal(|ui| {
                     if ui
@@ -461,10 +468,7 @@ impl Panel for MtPanel {
                         .collect::<Vec<_>>())
                 ),
             );
-            o.insert(
-                "running".into(),
-                json!(self.job.is_some() || self.pending_run),
-            );
+            o.insert("running".into(), json!(self.job.is_some()));
             o.insert("selected_site".into(), json!(self.site));
             o.insert(
                 "results".into(),
@@ -481,7 +485,14 @@ impl Panel for MtPanel {
         v
     }
 
-    fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
+    fn apply(
+        &mut self,
+        action: &str,
+        args: &Value,
+        shared: &mut Shared,
+        window: &egui::Context,
+    ) -> Result<Value, String> {
+        self.sync_params(shared);
         match action {
             "read_files" => self.read(shared),
             "set_params" => {
@@ -492,16 +503,17 @@ impl Panel for MtPanel {
                     }
                 }
                 self.params = serde_json::from_value(cur).map_err(|e| format!("mt_params: {e}"))?;
+                self.params_edited = true;
                 Ok(serde_json::to_value(&self.params).unwrap_or(Value::Null))
             }
             "run_inversion" => {
                 if self.data.is_none() {
                     self.read(shared)?;
                 }
-                if self.job.is_some() || self.pending_run {
+                if self.job.is_some() {
                     return Err("an MT inversion is already running".into());
                 }
-                self.pending_run = true;
+                self.start_job(window);
                 Ok(json!({"started": true, "sites": self.data.as_ref().map_or(0, |d| d.sites.len())}))
             }
             "select_site" => {
@@ -610,13 +622,19 @@ mod tests {
         }
         h.get_by_label("1D defensible");
         h.get_by_label_contains("site01: RMS");
+        let window = h.ctx.clone();
         let st = h.state_mut();
         let d = st.panel.describe(&st.shared);
         assert_eq!(d["results"].as_array().unwrap().len(), 3);
         assert!(d["actions"].to_string().contains("run_inversion"));
         let e = st
             .panel
-            .apply("set_params", &json!({"n_layer": 3}), &mut st.shared)
+            .apply(
+                "set_params",
+                &json!({"n_layer": 3}),
+                &mut st.shared,
+                &window,
+            )
             .unwrap_err();
         assert!(e.contains("n_layers"), "{e}");
         let ok = st
@@ -625,17 +643,18 @@ mod tests {
                 "set_params",
                 &json!({"mode": "both", "error_floor_percent": 7.5}),
                 &mut st.shared,
+                &window,
             )
             .unwrap();
         assert_eq!(ok["mode"], "both");
         assert!(
             st.panel
-                .apply("select_site", &json!({"index": 5}), &mut st.shared)
+                .apply("select_site", &json!({"index": 5}), &mut st.shared, &window)
                 .is_err()
         );
         assert_eq!(
             st.panel
-                .apply("select_site", &json!({"index": 2}), &mut st.shared)
+                .apply("select_site", &json!({"index": 2}), &mut st.shared, &window)
                 .unwrap()["selected_site"],
             2
         );

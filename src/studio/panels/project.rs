@@ -118,7 +118,13 @@ impl Panel for ProjectPanel {
         })
     }
 
-    fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
+    fn apply(
+        &mut self,
+        action: &str,
+        args: &Value,
+        shared: &mut Shared,
+        _window: &egui::Context,
+    ) -> Result<Value, String> {
         match action {
             "set_goal" => {
                 let goal = args

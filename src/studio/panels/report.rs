@@ -73,7 +73,13 @@ impl Panel for ReportPanel {
         })
     }
 
-    fn apply(&mut self, action: &str, _args: &Value, shared: &mut Shared) -> Result<Value, String> {
+    fn apply(
+        &mut self,
+        action: &str,
+        _args: &Value,
+        shared: &mut Shared,
+        _window: &egui::Context,
+    ) -> Result<Value, String> {
         match action {
             "read_report" => {
                 let path = Self::report_path(shared)

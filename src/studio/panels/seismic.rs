@@ -1,8 +1,9 @@
 //! The Seismic refraction panel: travel-time curves (observed and modelled), the picks on a
 //! raw shot gather (a click on a trace picks it there; set or delete by number), the velocity model with its coverage mask, the
-//! tomography settings with units and tooltips, and a Run button that calls the same
-//! `methods::seismic::inversion::invert` as the catalog's `invert_seismic` on a background
-//! [`Job`].
+//! tomography settings with units and tooltips (the project's `seismic_inversion_params` with
+//! the panel's edits on top), and a Run button that calls the catalog's seismic run path
+//! ([`crate::catalog::seismic::run::invert`], as the `invert_seismic` step does) on a
+//! background [`Job`].
 
 use std::sync::Arc;
 
@@ -11,79 +12,25 @@ use serde_json::{Value, json};
 
 use super::method::{MethodSpec, MethodView};
 use super::{Panel, Shared};
-use crate::catalog::common::Held;
-use crate::catalog::keys;
-use crate::catalog::seismic::{SeismicModel, SeismicPicks, held_model};
+use crate::catalog::kit::Held;
+use crate::catalog::kit::keys;
+use crate::catalog::seismic::run as seismic_run;
+use crate::catalog::seismic::{
+    SeismicEdits, SeismicModel, SeismicPicks, SeismicSettings, held_model,
+};
 use crate::methods::seismic::TravelTimes;
-use crate::methods::seismic::inversion::{InversionParams, invert};
+use crate::runtime::RunContext;
 use crate::studio::job::Job;
 
 /// What this panel shows.
-pub const SPEC: MethodSpec = MethodSpec {
-    key: "seismic",
-    title: "Seismic refraction",
-    rail: "Seismic",
-    roles: &[
-        "seismic_file",
-        "seismic_files",
-        "segy_file",
-        "seg2_files",
-        "geophone_file",
-        "topography_file",
-    ],
-    products: &[
-        "seismic_picks",
-        "seismic_traveltimes",
-        "seismic_results",
-        "seismic_evaluation",
-        "seismic_structure",
-    ],
-    formats: "pyGIMLi travel times (.sgt), CSV source_x,receiver_x,time, SEG-2 and SEG-Y shot gathers",
-};
-
-/// The settings the panel's Run uses (the rest are `InversionParams`' defaults).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PanelSettings {
-    /// Regularisation strength λ.
-    pub lambda: f64,
-    /// Vertical smoothness weight.
-    pub z_weight: f64,
-    /// Iteration cap.
-    pub max_iterations: usize,
-    /// Relative error assumed when the data carry none, %.
-    pub relative_error_percent: f64,
-}
-
-impl Default for PanelSettings {
-    fn default() -> Self {
-        let d = InversionParams::default();
-        PanelSettings {
-            lambda: d.lambda,
-            z_weight: d.z_weight,
-            max_iterations: d.max_iterations,
-            relative_error_percent: 100.0 * d.relative_error,
-        }
-    }
-}
-
-impl PanelSettings {
-    fn params(&self) -> InversionParams {
-        InversionParams {
-            lambda: self.lambda,
-            z_weight: self.z_weight,
-            max_iterations: self.max_iterations,
-            relative_error: self.relative_error_percent / 100.0,
-            ..Default::default()
-        }
-    }
-}
+pub const SPEC: MethodSpec = crate::catalog::kit::methods::SEISMIC;
 
 /// The Seismic refraction panel.
 #[derive(Debug, Default)]
 pub struct SeismicPanel {
     view: MethodView,
-    /// The settings of the panel's Run.
-    pub settings: PanelSettings,
+    /// The panel's edits of the tomography settings, layered over the project's.
+    pub edits: SeismicEdits,
     /// The shot shown in the gather view (index into the picks' shots).
     pub shot: usize,
     /// The trace the pick editor acts on.
@@ -92,7 +39,6 @@ pub struct SeismicPanel {
     pub edit_time_ms: f64,
     /// The gather plot's screen ↔ (x, −time) mapping of the last frame (for a click).
     gather_transform: Option<egui_plot::PlotTransform>,
-    run_requested: bool,
     job: Option<Job<SeismicModel>>,
     /// The last message of the panel (what an action did, or why not).
     pub status: String,
@@ -258,7 +204,13 @@ impl SeismicPanel {
                 "No travel times: load a travel-time file or pick raw shots first.".into();
             return;
         };
-        let params = self.settings.params();
+        let params = match self.settings(shared) {
+            Ok(s) => s.inversion,
+            Err(e) => {
+                self.status = e;
+                return;
+            }
+        };
         let source = if shared.shelf.get(keys::SEISMIC_TRAVELTIMES).is_some() {
             "travel-time file".to_string()
         } else {
@@ -268,38 +220,71 @@ impl SeismicPanel {
             ctx,
             "Seismic tomography",
             move |progress, cancel| {
-                let inv = invert(&tt, &params, progress, cancel).map_err(|e| e.to_string())?;
-                Ok(SeismicModel {
-                    inversion: inv,
-                    data: tt,
-                    source,
-                })
+                seismic_run::invert(&tt, &source, &params, progress, cancel)
+                    .map_err(|e| format!("{e:#}"))
             },
         ));
         self.status = "Tomography running.".into();
     }
 
-    fn settings_ui(&mut self, ui: &mut egui::Ui) {
+    /// The settings the next Run uses: the project's, with the panel's edits on top.
+    fn settings(&self, shared: &Shared) -> Result<SeismicSettings, String> {
+        let ctx = shared
+            .project
+            .as_ref()
+            .map_or_else(|| RunContext::new(""), |p| p.context());
+        SeismicSettings::read(&ctx)
+            .map(|s| s.with_edits(&self.edits))
+            .map_err(|e| format!("the project's seismic settings cannot be used: {e:#}"))
+    }
+
+    fn settings_ui(&mut self, ui: &mut egui::Ui, shared: &Shared) {
+        let Ok(s) = self.settings(shared) else {
+            return;
+        };
+        let p = s.inversion;
+        let (mut lambda, mut z_weight, mut max_iterations, mut error_percent) = (
+            p.lambda,
+            p.z_weight,
+            p.max_iterations,
+            100.0 * p.relative_error,
+        );
         egui::Grid::new("seismic_settings").show(ui, |ui| {
             let l = ui.label("Regularisation λ");
-            ui.add(egui::DragValue::new(&mut self.settings.lambda).range(0.01..=1e4).speed(0.5))
+            if ui.add(egui::DragValue::new(&mut lambda).range(0.01..=1e4).speed(0.5))
                 .labelled_by(l.id)
-                .on_hover_text("Smoothness weight of the tomography (pyGIMLi default 20). Smaller fits the data closer.");
+                .on_hover_text("Smoothness weight of the tomography (the project's seismic_inversion_params until changed here; pyGIMLi default 20). Smaller fits the data closer.")
+                .changed()
+            {
+                self.edits.lambda = Some(lambda);
+            }
             ui.end_row();
             let l = ui.label("Vertical smoothness weight");
-            ui.add(egui::DragValue::new(&mut self.settings.z_weight).range(0.01..=10.0).speed(0.01))
+            if ui.add(egui::DragValue::new(&mut z_weight).range(0.01..=10.0).speed(0.01))
                 .labelled_by(l.id)
-                .on_hover_text("Weight of vertical relative to horizontal smoothness (zWeight); below 1 allows layering.");
+                .on_hover_text("Weight of vertical relative to horizontal smoothness (zWeight); below 1 allows layering.")
+                .changed()
+            {
+                self.edits.z_weight = Some(z_weight);
+            }
             ui.end_row();
             let l = ui.label("Max iterations");
-            ui.add(egui::DragValue::new(&mut self.settings.max_iterations).range(1..=100))
+            if ui.add(egui::DragValue::new(&mut max_iterations).range(1..=100))
                 .labelled_by(l.id)
-                .on_hover_text("Gauss–Newton iterations at most.");
+                .on_hover_text("Gauss–Newton iterations at most.")
+                .changed()
+            {
+                self.edits.max_iterations = Some(max_iterations);
+            }
             ui.end_row();
             let l = ui.label("Assumed error (%)");
-            ui.add(egui::DragValue::new(&mut self.settings.relative_error_percent).range(0.1..=50.0).speed(0.1))
+            if ui.add(egui::DragValue::new(&mut error_percent).range(0.1..=50.0).speed(0.1))
                 .labelled_by(l.id)
-                .on_hover_text("Relative pick error used only when the data carry no errors (3 % by default).");
+                .on_hover_text("Relative pick error used only when the data carry no errors (3 % by default).")
+                .changed()
+            {
+                self.edits.relative_error_percent = Some(error_percent);
+            }
             ui.end_row();
         });
     }
@@ -505,7 +490,7 @@ impl SeismicPanel {
 
 impl Panel for SeismicPanel {
     fn key(&self) -> &'static str {
-        SPEC.key
+        SPEC.panel
     }
 
     fn title(&self) -> &'static str {
@@ -513,22 +498,18 @@ impl Panel for SeismicPanel {
     }
 
     fn rail_label(&self) -> &'static str {
-        SPEC.rail
+        SPEC.short
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, shared: &mut Shared) {
         self.poll_job(shared);
-        if self.run_requested && self.job.is_none() {
-            self.run_requested = false;
-            self.start_job(ui.ctx(), shared);
-        }
         egui::ScrollArea::vertical()
             .id_salt("seismic_panel")
             .show(ui, |ui| {
                 self.view.ui(ui, &SPEC, shared);
                 ui.separator();
                 ui.strong("Tomography settings");
-                self.settings_ui(ui);
+                self.settings_ui(ui, shared);
                 let tt = traveltimes(shared);
                 ui.horizontal(|ui| {
                     let running = self.job.is_some();
@@ -568,6 +549,7 @@ impl Panel for SeismicPanel {
 
     fn describe(&self, shared: &Shared) -> Value {
         let mut v = MethodView::describe(&SPEC, shared);
+        let settings = self.settings(shared);
         let p = picks(shared);
         let m = model(shared);
         if let Some(o) = v.as_object_mut() {
@@ -584,15 +566,16 @@ impl Panel for SeismicPanel {
             o.insert(
                 "state".into(),
                 json!({
-                    "settings": {
-                        "lambda": self.settings.lambda,
-                        "z_weight": self.settings.z_weight,
-                        "max_iterations": self.settings.max_iterations,
-                        "relative_error_percent": self.settings.relative_error_percent,
-                    },
+                    "settings": settings.as_ref().ok().map(|s| json!({
+                        "lambda": s.inversion.lambda,
+                        "z_weight": s.inversion.z_weight,
+                        "max_iterations": s.inversion.max_iterations,
+                        "relative_error_percent": 100.0 * s.inversion.relative_error,
+                    })),
+                    "settings_error": settings.as_ref().err(),
                     "shots_picked": p.as_ref().map(|p| p.shots.iter().map(|s| json!({"source_x_m": s.source_x_m, "picks": s.n_picked(), "flagged": s.flagged})).collect::<Vec<_>>()),
                     "model": m.as_ref().map(|m| json!({"chi2": m.inversion.chi2, "rrms_percent": m.inversion.rrms_percent, "iterations": m.inversion.iterations})),
-                    "running": self.job.is_some() || self.run_requested,
+                    "running": self.job.is_some(),
                     "status": self.status,
                 }),
             );
@@ -600,7 +583,13 @@ impl Panel for SeismicPanel {
         v
     }
 
-    fn apply(&mut self, action: &str, args: &Value, shared: &mut Shared) -> Result<Value, String> {
+    fn apply(
+        &mut self,
+        action: &str,
+        args: &Value,
+        shared: &mut Shared,
+        window: &egui::Context,
+    ) -> Result<Value, String> {
         let idx = |k: &str| -> Result<usize, String> {
             args.get(k)
                 .and_then(Value::as_u64)
@@ -633,10 +622,10 @@ impl Panel for SeismicPanel {
                     .filter(|v| v.is_finite() && *v > 0.0)
                     .ok_or("set_setting needs a positive number \"value\"")?;
                 match name {
-                    "lambda" => self.settings.lambda = value,
-                    "z_weight" => self.settings.z_weight = value,
-                    "max_iterations" => self.settings.max_iterations = value.round().max(1.0) as usize,
-                    "relative_error_percent" => self.settings.relative_error_percent = value,
+                    "lambda" => self.edits.lambda = Some(value),
+                    "z_weight" => self.edits.z_weight = Some(value),
+                    "max_iterations" => self.edits.max_iterations = Some(value.round().max(1.0) as usize),
+                    "relative_error_percent" => self.edits.relative_error_percent = Some(value),
                     other => {
                         return Err(format!(
                             "no setting '{other}'; the settings are lambda, z_weight, max_iterations, relative_error_percent"
@@ -649,7 +638,13 @@ impl Panel for SeismicPanel {
                 if traveltimes(shared).is_none() {
                     return Err("no travel times: load a travel-time file or pick raw shots first".into());
                 }
-                self.run_requested = true;
+                if self.job.is_some() {
+                    return Err("a tomography is already running".into());
+                }
+                self.start_job(window, shared);
+                if self.job.is_none() {
+                    return Err(self.status.clone());
+                }
                 Ok(json!({"started": true, "note": "the inversion runs in the background; describe shows when it is done"}))
             }
             _ => MethodView::apply(&SPEC, action, args, shared).map_err(|e| {
@@ -751,12 +746,14 @@ mod tests {
         let p = picks(&h.state().1).unwrap();
         assert_eq!(p.shots[0].picks[5].time_s, None);
         assert_eq!(p.traveltimes.n_data(), before - 1);
+        let window = h.ctx.clone();
         let (panel, shared) = h.state_mut();
         let r = panel
             .apply(
                 "set_pick",
                 &json!({"shot": 0, "trace": 5, "time_ms": 10.0}),
                 shared,
+                &window,
             )
             .unwrap();
         assert_eq!(r["picks_in_shot"].as_u64().unwrap() as usize, before);
@@ -765,7 +762,8 @@ mod tests {
                 .apply(
                     "set_pick",
                     &json!({"shot": 3, "trace": 5, "time_ms": 1.0}),
-                    shared
+                    shared,
+                    &window
                 )
                 .is_err()
         );
@@ -786,11 +784,12 @@ mod tests {
                 .apply(
                     "set_setting",
                     &json!({"name": "lambda", "value": 5}),
-                    shared
+                    shared,
+                    &window
                 )
                 .is_ok()
         );
-        assert_eq!(panel.settings.lambda, 5.0);
+        assert_eq!(panel.edits.lambda, Some(5.0));
     }
 
     /// A click on the gather sets the pick of the nearest trace at the clicked time (within a
@@ -832,5 +831,70 @@ mod tests {
         assert_eq!(nearest_trace(&[0.0, 2.0, 4.0], 2.9), Some(1));
         assert_eq!(nearest_trace(&[], 1.0), None);
         assert_eq!(nearest_trace(&[0.0], f64::NAN), None);
+    }
+
+    /// The panel's Run uses the project's `seismic_inversion_params` (λ 7, z-weight 0.5, two
+    /// iterations here, none of them the defaults) and makes the model the run's
+    /// `invert_seismic` step makes of the example's travel times.
+    #[test]
+    fn run_uses_the_projects_settings_and_makes_the_runs_model() {
+        use crate::catalog::kit::held;
+        use crate::runtime::step::DecidedBy;
+        use crate::runtime::{StepStatus, invoke};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example");
+        let mut project = crate::runtime::Project::load(&dir).expect("the example project reads");
+        project.config.insert(
+            keys::SEISMIC_INVERSION_PARAMS.into(),
+            json!({"lambda": 7.0, "z_weight": 0.5, "max_iterations": 2}),
+        );
+        let mut ctx = project.context();
+        let reg = crate::catalog::registry();
+        for tool in ["load_seismic_traveltimes", "invert_seismic"] {
+            assert_eq!(
+                invoke(&mut ctx, &reg, tool, "", DecidedBy::Policy),
+                StepStatus::Ok
+            );
+        }
+        let tool_model = held::<SeismicModel>(&ctx, keys::SEISMIC_RESULTS)
+            .expect("the tool's model")
+            .clone();
+        // The panel with the project and the run's travel times on the shelf.
+        let shared = Shared {
+            project: Some(project),
+            ..Default::default()
+        };
+        let tt = ctx
+            .product(keys::SEISMIC_TRAVELTIMES)
+            .expect("travel times")
+            .clone();
+        shared.shelf.put(keys::SEISMIC_TRAVELTIMES, tt);
+        let mut h = harness(shared);
+        h.run();
+        h.get_by_label("Run tomography").click();
+        let t0 = std::time::Instant::now();
+        loop {
+            h.run();
+            if h.state().0.job.is_none() && !h.state().0.status.contains("running") {
+                break;
+            }
+            assert!(
+                t0.elapsed().as_secs() < 1800,
+                "the panel's tomography did not finish"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let m = model(&h.state().1).unwrap_or_else(|| panic!("{}", h.state().0.status));
+        let (a, b) = (&m.inversion, &tool_model.inversion);
+        assert_eq!(
+            (a.lambda, a.params.z_weight, a.params.max_iterations),
+            (7.0, 0.5, 2)
+        );
+        assert_eq!(a.params, b.params);
+        // The same model: χ² and every cell's velocity to 1e-9 relative.
+        assert!((a.chi2 - b.chi2).abs() <= 1e-9 * b.chi2);
+        assert_eq!(a.velocity_m_per_s.len(), b.velocity_m_per_s.len());
+        for (x, y) in a.velocity_m_per_s.iter().zip(&b.velocity_m_per_s) {
+            assert!((x - y).abs() <= 1e-9 * y.abs(), "{x} against {y}");
+        }
     }
 }

@@ -1,11 +1,12 @@
-//! What every catalog file shares: a generic product wrapper for method results, and where a
-//! step writes its figures and tables.
+//! The typed product wrapper: a method's result held as a run artifact, and typed access to it
+//! by key.
 
 use std::any::Any;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use super::fit::FitSummary;
 use crate::runtime::{Product, RunContext};
 
 /// A method's result held as a run artifact: the value itself, the line the transcript shows,
@@ -46,6 +47,14 @@ impl<T> Held<T> {
         self
     }
 
+    /// Builder: the key numbers of a fit, under the names `result.json` uses everywhere.
+    pub fn fit(mut self, fit: &FitSummary) -> Self {
+        for (k, v) in fit.numbers() {
+            self.numbers.insert(k, v);
+        }
+        self
+    }
+
     /// Builder: the inspect text.
     pub fn detail(mut self, detail: impl Into<String>) -> Self {
         self.detail = detail.into();
@@ -61,6 +70,12 @@ impl<T> Held<T> {
     /// Builder: a file written for it.
     pub fn file(mut self, path: PathBuf) -> Self {
         self.files.push(path);
+        self
+    }
+
+    /// Builder: files written for it.
+    pub fn files(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.files.extend(paths);
         self
     }
 }
@@ -103,38 +118,19 @@ pub fn held<'a, T: std::fmt::Debug + Send + Sync + 'static>(
     ctx.get::<Held<T>>(key).map(|h| &h.value)
 }
 
-/// The folder a run writes into (`products/<sub>` or `figures`), created; a temporary folder
-/// under the system's when the run has no folder (tests).
-pub fn run_subdir(ctx: &RunContext, sub: &str) -> std::io::Result<PathBuf> {
-    let base = match &ctx.output_dir {
-        Some(d) => d.clone(),
-        None => std::env::temp_dir().join("hydrogeo-studio-scratch"),
-    };
-    let dir = base.join(sub);
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
+/// The typed value held under `key`, or an error saying what is missing and what makes it
+/// (`missing` reads "no ERT data loaded: run load_ert_surveys first").
+pub fn require<'a, T: std::fmt::Debug + Send + Sync + 'static>(
+    ctx: &'a RunContext,
+    key: &str,
+    missing: &str,
+) -> anyhow::Result<&'a T> {
+    held::<T>(ctx, key).ok_or_else(|| anyhow::anyhow!("{missing}"))
 }
 
-/// `figures/<name>.png` in the run folder.
-pub fn figure_path(ctx: &RunContext, name: &str) -> std::io::Result<PathBuf> {
-    Ok(run_subdir(ctx, "figures")?.join(format!("{name}.png")))
-}
-
-/// `products/<name>` in the run folder.
-pub fn product_path(ctx: &RunContext, name: &str) -> std::io::Result<PathBuf> {
-    Ok(run_subdir(ctx, "products")?.join(name))
-}
-
-/// Write rows of numbers as CSV with a header (units in the column names).
-pub fn write_csv(path: &Path, header: &[&str], rows: &[Vec<f64>]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(f, "{}", header.join(","))?;
-    for row in rows {
-        let line: Vec<String> = row.iter().map(|v| format!("{v}")).collect();
-        writeln!(f, "{}", line.join(","))?;
-    }
-    f.flush()
+/// The typed value inside a product (a studio shelf holds the same products a run does).
+pub fn value_of<T: std::fmt::Debug + Send + Sync + 'static>(p: &dyn Product) -> Option<&T> {
+    p.as_any().downcast_ref::<Held<T>>().map(|h| &h.value)
 }
 
 /// A layer interface traced through a seismic velocity model at a threshold velocity, as the
@@ -149,13 +145,4 @@ pub struct InterfaceLine {
     pub x_m: Vec<f64>,
     /// Elevations of the interface (m).
     pub z_m: Vec<f64>,
-}
-
-/// Whether the run has, or will have, an ERT model: then ERT's conversion is the run's water
-/// content, and the layered methods (TDEM, MT) do not make their own.
-pub fn ert_model_in_run(ctx: &RunContext) -> bool {
-    ctx.product(super::keys::INVERSION_RESULTS).is_some()
-        || ctx.projected(super::keys::INVERSION_RESULTS)
-        || ctx.has_input("ert_files")
-        || ctx.has_input("ert_file")
 }

@@ -1,0 +1,464 @@
+//! The ERT tools' handlers: each calls [`super::run`], draws its figures, writes its exports
+//! and says what it found.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// `load_ert_surveys`: read every ERT file (with the electrode table when given).
+pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
+    let inputs = ErtInputs::of(ctx)?;
+    let set = run::load(&inputs, instrument(ctx)?)?;
+    let mut figures = Vec::new();
+    let mut lines = Vec::new();
+    let mut guessed = Vec::new();
+    let mut dates = Vec::new();
+    for (i, s) in set.surveys.iter().enumerate() {
+        let label = survey_label(s, i);
+        let rhoa: Vec<f64> = display_rhoa(s)
+            .into_iter()
+            .zip(&s.valid)
+            .filter(|(r, v)| **v && r.is_finite() && *r > 0.0)
+            .map(|(r, _)| r)
+            .collect();
+        let lo = rhoa.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = rhoa.iter().copied().fold(0.0, f64::max);
+        let date = s.survey_time.as_ref().map(|t| t.iso());
+        if let Some(d) = &date {
+            dates.push(d.clone());
+        }
+        lines.push(format!(
+            "{label}: {} ({}), {} electrodes, {} quadrupoles ({} usable), ρa {lo:.3}–{hi:.3} Ω·m{}",
+            s.format.name(),
+            if s.format_guessed {
+                "format guessed from a weak signature"
+            } else {
+                "format detected"
+            },
+            s.n_electrodes(),
+            s.n_data(),
+            rhoa.len(),
+            date.as_ref()
+                .map_or_else(|| ", date unknown".to_string(), |d| format!(", {d}"))
+        ));
+        if s.format_guessed {
+            guessed.push(label.clone());
+        }
+        if let Some(q) = &s.time_question {
+            ctx.note(&format!("{label}: {q}"));
+        }
+        if i < MAX_FIGURES && !rhoa.is_empty() {
+            let p = figure_path(ctx, &format!("ert_pseudosection_{i}"))?;
+            match draw_pseudosection(&p, &format!("Pseudosection, {label}"), s) {
+                Ok(n) => figures.push((
+                    p,
+                    format!(
+                        "Apparent resistivity (Ω·m, log scale) of {label}: {n} data at the midpoint of their electrodes, pseudo-depth 0.19 × spread (m)"
+                    ),
+                )),
+                Err(e) => ctx.note(&format!("no pseudosection of {label}: {e}")),
+            }
+        }
+    }
+    let summary = format!(
+        "Read {} ERT survey(s): {}.{}{}",
+        set.surveys.len(),
+        lines.join("; "),
+        if guessed.is_empty() {
+            String::new()
+        } else {
+            format!(" Format guessed for {}.", guessed.join(", "))
+        },
+        if set.notes.is_empty() {
+            String::new()
+        } else {
+            format!(" {}.", set.notes.join("; "))
+        }
+    );
+    let n_data: usize = set.surveys.iter().map(Survey::n_data).sum();
+    let n = set.surveys.len();
+    let mut h = Held::new(set, format!("{n} ERT survey(s), {n_data} quadrupoles"))
+        .detail(lines.join("\n"))
+        .number("n_surveys", n)
+        .number("n_data", n_data);
+    if !dates.is_empty() {
+        h = h.number("survey_dates", dates);
+    }
+    let mut out = Outputs::new().put(keys::ERT_DATA, Arc::new(h));
+    for (p, c) in figures {
+        out = out.figure(p, &c);
+    }
+    Ok((summary, out))
+}
+
+pub(super) fn held_model(model: ErtModel, line: String, files: Vec<PathBuf>) -> Held<ErtModel> {
+    let mut h = Held::new(model.clone(), line)
+        .number("chi2", model.chi2())
+        .number("rrms_percent", model.rrms_percent())
+        .number("iterations", model.iterations())
+        .number("lambda", model.lambda())
+        .number("n_data", model.n_data())
+        .number("n_cells", model.section().n_params())
+        .number(
+            "chi2_history",
+            model.history().iter().map(|r| r.chi2).collect::<Vec<_>>(),
+        )
+        .detail(model_report(&model))
+        .report(format!("### ERT inversion\n\n{}", model_report(&model)));
+    for f in files {
+        h = h.file(f);
+    }
+    h
+}
+
+/// `invert_ert`: invert the one survey.
+pub fn invert_ert(ctx: &mut RunContext) -> ToolResult {
+    let set = held::<SurveySet>(ctx, keys::ERT_DATA)
+        .ok_or_else(|| anyhow!("no ERT data loaded: run load_ert_surveys first"))?
+        .clone();
+    let survey = set
+        .surveys
+        .first()
+        .ok_or_else(|| anyhow!("the ERT data hold no survey"))?;
+    let params = inversion_params(ctx)?;
+    let cancel = ctx.cancel_flag();
+    let r = {
+        let mut pr = |f: f64, d: &str| ctx.progress(f, d);
+        run::invert_one(survey, &params, &[], &mut pr, &cancel)?
+    };
+    let model = ErtModel::Single(Box::new(r));
+    let (files, figs) = export_and_figures(ctx, &model, "ert")?;
+    let ErtModel::Single(r) = &model else {
+        unreachable!("constructed as Single above")
+    };
+    let summary = format!(
+        "Inverted {} of {} data on {} cells: χ² {:.3}, rrms {:.2} % after {} iterations ({}), λ {:.3}; resistivity {:.3}–{:.3} Ω·m; {} measurement(s) dropped before inverting.",
+        r.n_data,
+        r.data.n_read,
+        r.n_cells,
+        r.chi2,
+        r.rrms_percent,
+        r.iterations,
+        r.stop_reason.words(),
+        r.lambda,
+        r.rho_ohm_m.iter().copied().fold(f64::INFINITY, f64::min),
+        r.rho_ohm_m.iter().copied().fold(0.0, f64::max),
+        r.data.dropped.iter().map(|d| d.1).sum::<usize>()
+    );
+    let line = format!("ERT model: χ² {:.2}, {} cells", r.chi2, r.n_cells);
+    let h = held_model(model, line, files);
+    let mut out = Outputs::new().put(keys::INVERSION_RESULTS, Arc::new(h));
+    for (p, c) in figs {
+        out = out.figure(p, &c);
+    }
+    Ok((summary, out))
+}
+
+/// `invert_time_lapse`: invert two or more surveys with the chosen scheme.
+pub fn invert_time_lapse_tool(ctx: &mut RunContext) -> ToolResult {
+    let set = held::<SurveySet>(ctx, keys::ERT_DATA)
+        .ok_or_else(|| anyhow!("no ERT data loaded: run load_ert_surveys first"))?
+        .clone();
+    if set.surveys.len() < 2 {
+        return Err(anyhow!(
+            "time-lapse needs two or more surveys; {} loaded (use invert_ert)",
+            set.surveys.len()
+        ));
+    }
+    let settings = ErtSettings::read(ctx)?;
+    let (method, alpha) = (settings.time_lapse_method, settings.temporal_regularization);
+    let cancel = ctx.cancel_flag();
+    let r = {
+        let mut pr = |f: f64, d: &str| ctx.progress(f, d);
+        run::invert_series(&set.surveys, &settings, &mut pr, &cancel)?
+    };
+    let changes: Vec<String> = r
+        .steps
+        .iter()
+        .skip(1)
+        .map(|s| {
+            let lo = s
+                .change_percent
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            let hi = s
+                .change_percent
+                .iter()
+                .copied()
+                .fold(f64::NEG_INFINITY, f64::max);
+            let data = if s.change_within_errors() {
+                format!(
+                    "the data changed by a median {:.2} % and \"no change\" already fits them \
+                     (χ² {:.2}), so this change is not required by the data",
+                    s.data_change_median_percent, s.chi2_no_change
+                )
+            } else {
+                format!(
+                    "the data changed by a median {:.2} % (χ² of no change {:.2})",
+                    s.data_change_median_percent, s.chi2_no_change
+                )
+            };
+            format!(
+                "{}: χ² {:.2}, change {lo:.0} to {hi:+.0} %; {data}",
+                s.time.as_deref().unwrap_or(&s.label),
+                s.chi2
+            )
+        })
+        .collect();
+    let summary = format!(
+        "Time-lapse ({}) of {} surveys on {} cells: {}; joint χ² {:.3}, λ {:.3}{}; {}.",
+        method.name(),
+        r.steps.len(),
+        r.n_cells,
+        changes.join("; "),
+        r.chi2,
+        r.lambda,
+        if method == TimeLapseMethod::Simultaneous {
+            format!(", α {alpha}")
+        } else {
+            String::new()
+        },
+        r.matching.sentence()
+    );
+    let dates: Vec<String> = r.steps.iter().filter_map(|s| s.time.clone()).collect();
+    let line = format!(
+        "ERT time-lapse ({}): {} surveys, χ² {:.2}",
+        method.name(),
+        r.steps.len(),
+        r.chi2
+    );
+    let n_dropped: usize = r.matching.surveys.iter().map(|s| s.n_dropped).sum();
+    let model = ErtModel::TimeLapse(Box::new(r));
+    let (files, figs) = export_and_figures(ctx, &model, "ert_timelapse")?;
+    let mut h = held_model(model, line, files)
+        .number("n_surveys", set.surveys.len())
+        .number("n_dropped_unmatched", n_dropped);
+    if !dates.is_empty() {
+        h = h.number("survey_dates", dates);
+    }
+    let mut out = Outputs::new().put(keys::INVERSION_RESULTS, Arc::new(h));
+    for (p, c) in figs {
+        out = out.figure(p, &c);
+    }
+    Ok((summary, out))
+}
+
+/// `evaluate_inversion`: score the model; retry with λ halved/doubled while it fails.
+pub fn evaluate_inversion(ctx: &mut RunContext) -> ToolResult {
+    let model = held::<ErtModel>(ctx, keys::INVERSION_RESULTS)
+        .ok_or_else(|| anyhow!("no ERT inversion: run invert_ert or invert_time_lapse first"))?
+        .clone();
+    let set = held::<SurveySet>(ctx, keys::ERT_DATA)
+        .ok_or_else(|| anyhow!("no ERT data loaded: run load_ert_surveys first"))?
+        .clone();
+    let settings = evaluation_settings(ctx);
+    let lambda = model.lambda();
+    let template = model.clone();
+    let ev = {
+        let c: &RunContext = ctx;
+        evaluate(model, lambda, &settings, |l| rerun(c, &set, &template, l))
+            .map_err(|e| anyhow!("{e}"))?
+    };
+    let (files, figs) = if ev.replaced {
+        export_and_figures(ctx, &ev.kept, "ert_evaluated")?
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let q = &ev.quality;
+    let comp = |n: &str| {
+        q.component(n)
+            .map_or_else(|| "–".to_string(), |s| format!("{s:.0}"))
+    };
+    let attempts: Vec<String> = ev
+        .attempts
+        .iter()
+        .map(|a| {
+            format!(
+                "λ {:.3} → χ² {:.2} (score {:.0})",
+                a.lambda, a.chi2, a.score
+            )
+        })
+        .collect();
+    let summary = format!(
+        "Quality {:.0}/100, {} (pass mark {:.0}): data fit {}, smoothness {}, plausibility {}, convergence {}; {} attempt(s): {}. {}",
+        q.score,
+        if q.passed { "passed" } else { "failed" },
+        settings.quality_threshold,
+        comp("data_fit"),
+        comp("smoothness"),
+        comp("plausibility"),
+        comp("convergence"),
+        ev.attempts.len(),
+        attempts.join(", "),
+        ev.why_kept
+    );
+    let line = format!(
+        "ERT quality {:.0}/100 ({})",
+        q.score,
+        if q.passed { "passed" } else { "failed" }
+    );
+    let md = format!("### ERT quality\n\n{}", quality_report(&ev));
+    let mut h = Held::new(ev.clone(), line)
+        .number("quality_score", q.score)
+        .number("passed", q.passed)
+        .number("chi2", ev.kept.chi2())
+        .number("lambda", ev.kept.lambda())
+        .number("attempts", ev.attempts.len())
+        .number("replaced", ev.replaced)
+        .detail(quality_report(&ev))
+        .report(if ev.replaced {
+            format!("{md}\n\n#### The kept model\n\n{}", model_report(&ev.kept))
+        } else {
+            md
+        });
+    for f in files {
+        h = h.file(f);
+    }
+    let mut out = Outputs::new().put(keys::EVALUATION_RESULTS, Arc::new(h));
+    for (p, c) in figs {
+        out = out.figure(p, &c);
+    }
+    Ok((summary, out))
+}
+
+/// `convert_water_content`: Archie / Waxman–Smits with Monte Carlo per cell and time step.
+pub fn convert_water_content(ctx: &mut RunContext) -> ToolResult {
+    let ev = held::<Evaluation<ErtModel>>(ctx, keys::EVALUATION_RESULTS)
+        .ok_or_else(|| anyhow!("no evaluated ERT model: run evaluate_inversion first"))?
+        .clone();
+    let cfg = PetroConfig::from_json(ctx.config.get(keys::PETROPHYSICAL_PARAMS))
+        .map_err(|e| anyhow!(e))?;
+    for note in cfg.user_params().1 {
+        ctx.note(&note);
+    }
+    let model = &ev.kept;
+    let section = model.section();
+    let steps = run::water_content(model, &cfg, n_realizations(ctx))?;
+    let labels: Vec<String> = model.steps().into_iter().map(|s| s.label).collect();
+    let alpha = coverage_alpha(model.coverage(), coverage_threshold(ctx));
+    let figures = water_figures(ctx, section, &labels, &steps, &alpha)?;
+    let first = steps
+        .first()
+        .ok_or_else(|| anyhow!("the model has no time step"))?;
+    let statement = prior_statement(first, &cfg);
+    let csv = water_csv(ctx, section, &steps)?;
+    let summary = water_summary(&labels, &steps, &statement);
+    let md = water_report(&labels, &steps, &statement);
+    let line = format!(
+        "ERT water content, {} step(s), prior {:?}",
+        steps.len(),
+        first.prior_source
+    );
+    let (reliability_ratio, defaults_used, n_real) = (
+        first.reliability_ratio,
+        first.defaults_used,
+        first.n_realizations,
+    );
+    let result = ErtWaterContent {
+        labels,
+        steps,
+        section: section.clone(),
+        prior_statement: statement,
+    };
+    let mut h = Held::new(result, line)
+        .number("n_realizations", n_real)
+        .number("defaults_used", defaults_used)
+        .report(md)
+        .file(csv);
+    if let Some(r) = reliability_ratio {
+        h = h.number("reliability_ratio", r);
+    }
+    let mut out = Outputs::new().put(keys::WATER_CONTENT, Arc::new(h));
+    for (p, c) in figures {
+        out = out.figure(p, &c);
+    }
+    Ok((summary, out))
+}
+
+/// `derive_structure`: re-invert the first survey with the seismic interface(s) as a boundary
+/// smoothing does not cross.
+pub fn derive_structure(ctx: &mut RunContext) -> ToolResult {
+    let lines = held::<Vec<InterfaceLine>>(ctx, keys::SEISMIC_STRUCTURE)
+        .ok_or_else(|| anyhow!("no seismic structure: the seismic interfaces are needed"))?
+        .clone();
+    let model = held::<ErtModel>(ctx, keys::INVERSION_RESULTS)
+        .ok_or_else(|| anyhow!("no ERT inversion: run invert_ert or invert_time_lapse first"))?
+        .clone();
+    let set = held::<SurveySet>(ctx, keys::ERT_DATA)
+        .ok_or_else(|| anyhow!("no ERT data loaded"))?
+        .clone();
+    let survey = set
+        .surveys
+        .first()
+        .ok_or_else(|| anyhow!("the ERT data hold no survey"))?;
+    let ifs = interfaces_from(&lines);
+    if ifs.is_empty() {
+        return Err(anyhow!(
+            "the seismic structure holds no interface with two or more points; nothing to constrain the ERT model with"
+        ));
+    }
+    let cancel = ctx.cancel_flag();
+    let r = {
+        let mut pr = |f: f64, d: &str| ctx.progress(f, d);
+        run::invert_one(survey, model.params(), &ifs, &mut pr, &cancel)?
+    };
+    let velocities: Vec<f64> = lines.iter().map(|l| l.velocity_m_per_s).collect();
+    let used = r.interface_used;
+    let summary = format!(
+        "Re-inverted {} with {} seismic interface(s) ({} m/s) as a boundary: constraint {}; {} smoothness constraints across it left out; χ² {:.3} (without the interface {:.3}), {} cells.",
+        survey_label(survey, 0),
+        ifs.len(),
+        velocities
+            .iter()
+            .map(|v| format!("{v:.0}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if used {
+            "used"
+        } else {
+            "NOT used (the interface does not cross the section)"
+        },
+        r.n_constraints_cut,
+        r.chi2,
+        model.chi2(),
+        r.n_cells
+    );
+    let m = ErtModel::Single(Box::new(r.clone()));
+    let thr = ctx.config_f64(keys::COVERAGE_THRESHOLD, DEFAULT_COVERAGE_THRESHOLD);
+    let figs = model_figures(ctx, &m, "ert_structure", thr)?;
+    let line = format!(
+        "ERT model with the seismic interface ({}), χ² {:.2}",
+        if used {
+            "constraint used"
+        } else {
+            "constraint not used"
+        },
+        r.chi2
+    );
+    let md = format!(
+        "### ERT with the seismic structure\n\nThe seismic interface(s) at {} m/s were {} as a boundary the smoothness does not cross ({} constraints left out). χ² {:.3} against {:.3} without.\n",
+        velocities
+            .iter()
+            .map(|v| format!("{v:.0}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if used { "used" } else { "not used" },
+        r.n_constraints_cut,
+        r.chi2,
+        model.chi2()
+    );
+    let result = ErtStructure {
+        model: r,
+        velocities_m_per_s: velocities,
+        constraint_used: used,
+    };
+    let h = Held::new(result, line)
+        .number("chi2", m.chi2())
+        .number("constraint_used", used)
+        .report(md);
+    let mut out = Outputs::new().put(keys::STRUCTURE_RESULTS, Arc::new(h));
+    for (p, c) in figs {
+        out = out.figure(p, &c);
+    }
+    Ok((summary, out))
+}

@@ -1,0 +1,46 @@
+//! Where a step writes: `figures/` and `products/` in the run folder.
+
+use std::path::{Path, PathBuf};
+
+use crate::runtime::RunContext;
+
+/// The folder a run writes into (`products/<sub>` or `figures`), created; a temporary folder
+/// under the system's when the run has no folder (tests).
+pub fn run_subdir(ctx: &RunContext, sub: &str) -> std::io::Result<PathBuf> {
+    let base = match &ctx.output_dir {
+        Some(d) => d.clone(),
+        None => std::env::temp_dir().join("hydrogeo-studio-scratch"),
+    };
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// `figures/<name>.png` in the run folder.
+pub fn figure_path(ctx: &RunContext, name: &str) -> std::io::Result<PathBuf> {
+    Ok(run_subdir(ctx, "figures")?.join(format!("{name}.png")))
+}
+
+/// `products/<name>` in the run folder.
+pub fn product_path(ctx: &RunContext, name: &str) -> std::io::Result<PathBuf> {
+    Ok(run_subdir(ctx, "products")?.join(name))
+}
+
+/// Write rows of numbers as CSV with a header (units in the column names).
+pub fn write_csv(path: &Path, header: &[&str], rows: &[Vec<f64>]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(f, "{}", header.join(","))?;
+    for row in rows {
+        let line: Vec<String> = row.iter().map(|v| format!("{v}")).collect();
+        writeln!(f, "{}", line.join(","))?;
+    }
+    f.flush()
+}
+
+/// The file name of `path` for a sentence (the whole path when it has none).
+pub fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}

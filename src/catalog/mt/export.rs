@@ -1,0 +1,30 @@
+//! The MT exports: the layered models as CSV.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// `products/mt_models.csv`: one row per site and layer, units in the column names.
+pub(super) fn write_models_csv(ctx: &RunContext, inv: &MtInversions) -> std::io::Result<PathBuf> {
+    use std::fmt::Write;
+    let path = product_path(ctx, "mt_models.csv")?;
+    let mut s = String::from("site,depth_top_m,depth_bottom_m,resistivity_ohm_m,below_doi\n");
+    for site in &inv.sites {
+        let m = &site.result.model;
+        let tops = m.depth_top_m();
+        for (i, rho) in m.resistivity_ohm_m.iter().enumerate() {
+            let bottom = m
+                .thickness_m
+                .get(i)
+                .map_or("inf".to_string(), |h| format!("{}", tops[i] + h));
+            let below = site.result.doi_m.is_some_and(|d| tops[i] > d);
+            let _ = writeln!(
+                s,
+                "{},{},{bottom},{rho},{below}",
+                csv_text(&site.site),
+                tops[i]
+            );
+        }
+    }
+    std::fs::write(&path, s)?;
+    Ok(path)
+}

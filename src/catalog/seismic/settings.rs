@@ -1,0 +1,117 @@
+//! The seismic settings of a project, read into one typed struct: picking, the tomography, the
+//! evaluation's retries and the interface thresholds. A panel's edits are layered over
+//! these, never instead of them.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// `seismic_inversion_params`: the method's settings plus the catalog's start-bound switch.
+pub type SeismicInversionParams = InversionParams;
+
+/// The thresholds asked for: `velocity_thresholds` (a list), else `velocity_threshold`,
+/// else 1200 m/s (said so in the second value).
+pub fn thresholds(ctx: &RunContext) -> anyhow::Result<(Vec<f64>, bool)> {
+    if let Some(v) = ctx
+        .config
+        .get(keys::VELOCITY_THRESHOLDS)
+        .filter(|v| !v.is_null())
+    {
+        let list: Vec<f64> = serde_json::from_value(v.clone())
+            .map_err(|e| anyhow!("velocity_thresholds must be a list of velocities in m/s: {e}"))?;
+        if list.is_empty() || list.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
+            bail!("velocity_thresholds must be positive velocities in m/s, found {list:?}");
+        }
+        return Ok((list, false));
+    }
+    if let Some(v) = ctx
+        .config
+        .get(keys::VELOCITY_THRESHOLD)
+        .filter(|v| !v.is_null())
+    {
+        let x = v
+            .as_f64()
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .ok_or_else(|| anyhow!("velocity_threshold must be a velocity in m/s, found {v}"))?;
+        return Ok((vec![x], false));
+    }
+    Ok((vec![DEFAULT_THRESHOLD_M_PER_S], true))
+}
+
+/// The tomography's settings (`seismic_inversion_params`), an unknown field named.
+pub fn inversion_params(ctx: &RunContext) -> anyhow::Result<SeismicInversionParams> {
+    Ok(ctx.params(keys::SEISMIC_INVERSION_PARAMS)?)
+}
+
+/// The first-break picker's settings (`first_break_params`).
+pub fn pick_params(ctx: &RunContext) -> anyhow::Result<PickParams> {
+    Ok(ctx.params(keys::FIRST_BREAK_PARAMS)?)
+}
+
+/// How an evaluation retries: inversions in all (`max_attempts`) and whether it adjusts λ
+/// (`auto_adjust`).
+pub fn retries(ctx: &RunContext) -> (usize, bool) {
+    (
+        ctx.config_f64(keys::MAX_ATTEMPTS, MAX_ATTEMPTS as f64)
+            .max(1.0) as usize,
+        ctx.config_bool(keys::AUTO_ADJUST, true),
+    )
+}
+
+/// Every seismic setting of a project, read once (the tools read each where they need it,
+/// through the same functions, so a bad value fails the step that uses it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeismicSettings {
+    /// The picker (`first_break_params`).
+    pub picks: PickParams,
+    /// The tomography (`seismic_inversion_params`).
+    pub inversion: SeismicInversionParams,
+    /// Inversions an evaluation may make in all (`max_attempts`).
+    pub max_attempts: usize,
+    /// Whether an evaluation retries with another λ (`auto_adjust`).
+    pub auto_adjust: bool,
+}
+
+impl SeismicSettings {
+    /// The project's (or the run's) seismic settings; an error names the bad key.
+    pub fn read(ctx: &RunContext) -> anyhow::Result<Self> {
+        let (max_attempts, auto_adjust) = retries(ctx);
+        Ok(SeismicSettings {
+            picks: pick_params(ctx)?,
+            inversion: inversion_params(ctx)?,
+            max_attempts,
+            auto_adjust,
+        })
+    }
+
+    /// These settings with a panel's edits on top.
+    pub fn with_edits(mut self, e: &SeismicEdits) -> Self {
+        let p = &mut self.inversion;
+        if let Some(v) = e.lambda {
+            p.lambda = v;
+        }
+        if let Some(v) = e.z_weight {
+            p.z_weight = v;
+        }
+        if let Some(v) = e.max_iterations {
+            p.max_iterations = v;
+        }
+        if let Some(v) = e.relative_error_percent {
+            p.relative_error = v / 100.0;
+        }
+        self
+    }
+}
+
+/// What a person changed in the seismic panel's tomography settings; `None` keeps the
+/// project's value.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SeismicEdits {
+    /// Regularisation strength λ.
+    pub lambda: Option<f64>,
+    /// Vertical smoothness weight.
+    pub z_weight: Option<f64>,
+    /// Iteration cap.
+    pub max_iterations: Option<usize>,
+    /// Relative error assumed when the data carry none, %.
+    pub relative_error_percent: Option<f64>,
+}

@@ -1,0 +1,12 @@
+//! What several methods need and each once: SEG-Y's IBM floats and EBCDIC text, a seeded
+//! random number generator, medians, the lookup of a table's columns by name, and the record
+//! of one inversion iteration.
+
+pub mod columns;
+pub mod iteration;
+pub mod rng;
+pub mod segy;
+pub mod stats;
+
+pub use iteration::IterationRecord;
+pub use rng::SplitMix64;

@@ -1,0 +1,293 @@
+//! The chat's tool calls as typed actions: a call the person approved is read once into a
+//! [`ChatAction`] (its name and arguments checked there), then carried out against the
+//! studio — only through the panels' `describe` / `apply`. A failed action is an ordinary
+//! result with a status line; a tool that could not do its job is an error; nothing found is
+//! an absence.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::StudioApp;
+use crate::llm::harness::{Absence, ToolCall, ToolOutcome};
+use crate::runtime::Mode;
+use crate::studio::bridge::Command;
+use crate::studio::dialogs::Ask;
+
+/// One of the chat's tools, with its arguments (see `studio::chat::tool_specs`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "name", content = "arguments", rename_all = "snake_case")]
+pub enum ChatAction {
+    /// The modules with their keys.
+    ListModules {},
+    /// Bring a module to the front and describe it.
+    OpenModule {
+        /// The module key.
+        #[serde(default)]
+        module: String,
+    },
+    /// Describe the open module.
+    DescribeModule {},
+    /// Carry out one of a module's actions.
+    ApplyAction {
+        /// The module key.
+        #[serde(default)]
+        module: String,
+        /// The action's name, as the module's `describe` lists it.
+        #[serde(default)]
+        action: String,
+        /// Its arguments.
+        #[serde(default)]
+        args: Value,
+    },
+    /// The studio's state.
+    ReadState {},
+    /// The numbers a product holds.
+    InspectProduct {
+        /// The product key.
+        #[serde(default)]
+        key: String,
+    },
+    /// Advance the run by one step.
+    RunStep {},
+    /// Data files in the project folder a reader recognises.
+    FindDataFiles {
+        /// Only this method's files.
+        #[serde(default)]
+        method: Option<String>,
+    },
+}
+
+impl ChatAction {
+    /// The action a call asks for, or why it is not one.
+    pub fn read(call: &ToolCall) -> Result<ChatAction, String> {
+        let arguments = match &call.arguments {
+            Value::Null => json!({}),
+            a => a.clone(),
+        };
+        serde_json::from_value(json!({"name": call.name, "arguments": arguments})).map_err(|e| {
+            if e.to_string().starts_with("unknown variant") {
+                format!("there is no tool called {}", call.name)
+            } else {
+                format!("{}: {e}", call.name)
+            }
+        })
+    }
+}
+
+/// Pretty JSON as a tool's result.
+fn text(v: Value) -> ToolOutcome {
+    ToolOutcome::Ok(serde_json::to_string_pretty(&v).unwrap_or_default())
+}
+
+impl StudioApp {
+    /// Carry out an approved chat tool call against the studio.
+    pub fn execute_chat_tool(&mut self, call: &ToolCall) -> ToolOutcome {
+        let action = match ChatAction::read(call) {
+            Ok(a) => a,
+            Err(e) => return ToolOutcome::Error(e),
+        };
+        match action {
+            ChatAction::ListModules {} => text(json!(
+                self.panels
+                    .iter()
+                    .map(|p| json!({"key": p.key(), "title": p.title()}))
+                    .collect::<Vec<_>>()
+            )),
+            ChatAction::OpenModule { module } => self.open_module(&module),
+            ChatAction::DescribeModule {} => {
+                text(self.panels[self.active.min(self.panels.len() - 1)].describe(&self.shared))
+            }
+            ChatAction::ApplyAction {
+                module,
+                action,
+                args,
+            } => self.apply_action(&module, &action, &args),
+            ChatAction::ReadState {} => text(self.state_json()),
+            ChatAction::InspectProduct { key } => self.inspect_product(&key),
+            ChatAction::RunStep {} => self.run_step(),
+            ChatAction::FindDataFiles { method } => self.find_data_files(method.as_deref()),
+        }
+    }
+
+    fn open_module(&mut self, key: &str) -> ToolOutcome {
+        match self.panels.iter().position(|p| p.key() == key) {
+            Some(i) => {
+                self.active = i;
+                text(self.panels[i].describe(&self.shared))
+            }
+            None => ToolOutcome::Error(format!(
+                "open_module needs one of the module keys: {}",
+                self.panels
+                    .iter()
+                    .map(|p| p.key())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
+    fn apply_action(&mut self, key: &str, action: &str, args: &Value) -> ToolOutcome {
+        let Some(i) = self.panels.iter().position(|p| p.key() == key) else {
+            return ToolOutcome::Error(format!("there is no module {key}"));
+        };
+        let Some(window) = self.egui_ctx.clone() else {
+            return ToolOutcome::Error("the studio window is not ready".into());
+        };
+        self.active = i;
+        match self.panels[i].apply(action, args, &mut self.shared, &window) {
+            Ok(v) => ToolOutcome::Ok(format!(
+                "{}\nAction exited with status ok",
+                serde_json::to_string_pretty(&v).unwrap_or_default()
+            )),
+            Err(why) => ToolOutcome::Ok(format!("Action exited with status failed: {why}")),
+        }
+    }
+
+    fn state_json(&self) -> Value {
+        let t = &self.shared.timeline;
+        json!({
+            "project": self.shared.project.as_ref().map(|p| json!({"file": p.file.display().to_string(), "goal": p.goal})),
+            "running": self.running(),
+            "steps": t.cards.iter().map(|c| json!({"step": c.step, "label": c.label, "status": c.status.map(|s| s.word()).unwrap_or("running"), "summary": c.summary, "error": c.error})).collect::<Vec<_>>(),
+            "route_ahead": t.route.iter().map(|r| r.label.clone()).collect::<Vec<_>>(),
+            "products": self.shared.shelf.keys(),
+            "finished": t.finish.as_ref().map(|f| json!({"status": f.status, "reasons": f.reasons})),
+        })
+    }
+
+    fn inspect_product(&self, key: &str) -> ToolOutcome {
+        if let Some(p) = self.shared.shelf.get(key) {
+            return ToolOutcome::Ok(p.inspect());
+        }
+        let have = self.shared.shelf.keys();
+        ToolOutcome::Absent(Absence {
+            looked_for: "a product of the current run with the requested name".into(),
+            checked: vec![format!(
+                "the {} products the current run has made",
+                have.len()
+            )],
+            not_checked: vec!["products of earlier runs".into()],
+            try_instead: Some(if have.is_empty() {
+                "run steps first (run_step), then look again".into()
+            } else {
+                format!("the products that exist are: {}", have.join(", "))
+            }),
+        })
+    }
+
+    fn run_step(&mut self) -> ToolOutcome {
+        if let Some(p) = self.dialogs.current()
+            && matches!(p.ask, Ask::Approval { .. })
+        {
+            let id = p.id;
+            self.command(Command::Proceed { id });
+            return ToolOutcome::Ok("Approved the step the run was waiting on; it has started. The timeline shows its result when it ends.".into());
+        }
+        if self.running() {
+            return ToolOutcome::Ok("A run is going on and is not waiting for approval; wait for its current step to end.".into());
+        }
+        match self.egui_ctx.clone() {
+            Some(c) => {
+                self.start_run(Mode::StepByStep, &c);
+                ToolOutcome::Ok(
+                    "started: a step-by-step run began; it will ask before each step.".into(),
+                )
+            }
+            None => ToolOutcome::Error("the studio window is not ready".into()),
+        }
+    }
+
+    fn find_data_files(&self, want: Option<&str>) -> ToolOutcome {
+        let Some(p) = &self.shared.project else {
+            return ToolOutcome::Error(
+                "no project is open, so there is no folder to look in".into(),
+            );
+        };
+        let mut found = Vec::new();
+        let mut n = 0usize;
+        let mut stack = vec![(p.dir.clone(), 0usize)];
+        while let Some((d, depth)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    if depth < 2 && path.file_name().is_some_and(|f| f != "runs") {
+                        stack.push((path, depth + 1));
+                    }
+                    continue;
+                }
+                n += 1;
+                if let Ok(v) = crate::catalog::read_summary(&path) {
+                    let m = v["method"].as_str().unwrap_or("").to_string();
+                    if want.is_none_or(|w| w == m) {
+                        found.push(json!({"path": path.display().to_string(), "method": m}));
+                    }
+                }
+            }
+        }
+        if !found.is_empty() {
+            return text(json!(found));
+        }
+        ToolOutcome::Absent(Absence {
+            looked_for:
+                "data files a reader recognises (of the requested method, if one was named)".into(),
+            checked: vec![format!(
+                "the {n} files in the project folder and two levels of subfolders (run folders excluded)"
+            )],
+            not_checked: vec![
+                "folders outside the project".into(),
+                "deeper subfolders".into(),
+            ],
+            try_instead: Some(
+                "name the files in the project's inputs, or add them with File → Add data files"
+                    .into(),
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, arguments: Value) -> ToolCall {
+        ToolCall {
+            id: "1".into(),
+            name: name.into(),
+            arguments,
+        }
+    }
+
+    #[test]
+    fn calls_are_read_into_typed_actions_and_unknown_tools_are_named() {
+        assert_eq!(
+            ChatAction::read(&call(
+                "apply_action",
+                json!({"module": "ert", "action": "set_lambda", "args": {"lambda": 5}})
+            )),
+            Ok(ChatAction::ApplyAction {
+                module: "ert".into(),
+                action: "set_lambda".into(),
+                args: json!({"lambda": 5})
+            })
+        );
+        assert_eq!(
+            ChatAction::read(&call("read_state", Value::Null)),
+            Ok(ChatAction::ReadState {})
+        );
+        assert_eq!(
+            ChatAction::read(&call("find_data_files", json!({}))),
+            Ok(ChatAction::FindDataFiles { method: None })
+        );
+        assert_eq!(
+            ChatAction::read(&call("fly", json!({}))),
+            Err("there is no tool called fly".to_string())
+        );
+        // Every tool the chat offers reads as an action.
+        for (name, _, _) in crate::studio::chat::tool_specs() {
+            assert!(ChatAction::read(&call(&name, json!({}))).is_ok(), "{name}");
+        }
+    }
+}
