@@ -16,16 +16,16 @@ fn resolve_kind(
     table: StationTable,
 ) -> anyhow::Result<(StationTable, String)> {
     Ok(match &table.kind {
-            KindInference::Resolved { .. } => {
-                let basis = evidence_words(&table.kind);
-                (table, basis)
-            }
-            KindInference::Ambiguous {
-                candidates,
-                evidence,
-                question,
-            } => {
-                let mut options: Vec<QuestionOption> = candidates
+        KindInference::Resolved { .. } => {
+            let basis = evidence_words(&table.kind);
+            (table, basis)
+        }
+        KindInference::Ambiguous {
+            candidates,
+            evidence,
+            question,
+        } => {
+            let mut options: Vec<QuestionOption> = candidates
                     .iter()
                     .map(|k| {
                         let (label, detail) = match k.family {
@@ -41,37 +41,37 @@ fn resolve_kind(
                         QuestionOption::new(kind_word(k.quantity), label, detail)
                     })
                     .collect();
-                options.push(QuestionOption::new(
-                    STOP,
-                    "Stop: I will set gravmag_kind",
-                    "Do not load the table; set gravmag_kind in the project settings and run again.",
-                ));
-                let found = if evidence.is_empty() {
-                    "no evidence".to_string()
-                } else {
-                    evidence
-                        .iter()
-                        .map(|e| format!("\"{}\"", e.keyword))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                let answer = ctx.ask(
-                    &format!("{name}: {question} (found: {found})"),
-                    &options,
-                    STOP,
+            options.push(QuestionOption::new(
+                STOP,
+                "Stop: I will set gravmag_kind",
+                "Do not load the table; set gravmag_kind in the project settings and run again.",
+            ));
+            let found = if evidence.is_empty() {
+                "no evidence".to_string()
+            } else {
+                evidence
+                    .iter()
+                    .map(|e| format!("\"{}\"", e.keyword))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let answer = ctx.ask(
+                &format!("{name}: {question} (found: {found})"),
+                &options,
+                STOP,
+            );
+            if answer == STOP {
+                bail!(
+                    "what {name} measures could not be decided: {question} The studio does not guess; set the project setting {KIND_KEY} to \"gravity\" (mGal) or \"magnetic\" (nT) — or bouguer, free_air, gravity_disturbance, tmi — and run again"
                 );
-                if answer == STOP {
-                    bail!(
-                        "what {name} measures could not be decided: {question} The studio does not guess; set the project setting {KIND_KEY} to \"gravity\" (mGal) or \"magnetic\" (nT) — or bouguer, free_air, gravity_disturbance, tmi — and run again"
-                    );
-                }
-                let kind = parse_kind(&answer).map_err(|e| anyhow!(e))?;
-                (
-                    table.clone().with_kind(kind),
-                    format!("the user's answer to: {question}"),
-                )
             }
-        })
+            let kind = parse_kind(&answer).map_err(|e| anyhow!(e))?;
+            (
+                table.clone().with_kind(kind),
+                format!("the user's answer to: {question}"),
+            )
+        }
+    })
 }
 
 /// `load_gravmag_data`.
