@@ -21,6 +21,38 @@ use hydrogeo_studio::runtime::session::run;
 use hydrogeo_studio::runtime::{Mode, Project};
 use hydrogeo_studio::{catalog, llm, studio};
 
+/// Every line this program prints goes through [`say`]: untrusted text (a model's reason, a
+/// file's bytes in an error) cannot send terminal control sequences, and a closed stdout
+/// (`hydrogeo-studio run … | head -1`) stops the printing, not the run — the run still ends
+/// with its report and result.json. These shadow the standard macros for this file.
+macro_rules! println {
+    () => { say("\n") };
+    ($($t:tt)*) => { say(&format!("{}\n", format!($($t)*))) };
+}
+
+macro_rules! print {
+    ($($t:tt)*) => { say(&format!($($t)*)) };
+}
+
+/// Set once stdout is found closed; later output is dropped quietly.
+static STDOUT_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn say(text: &str) {
+    use std::sync::atomic::Ordering;
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    let clean = hydrogeo_studio::runtime::untrusted::visible(text);
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(clean.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        STDOUT_GONE.store(true, Ordering::Relaxed);
+    }
+}
+
 const USAGE: &str = "HydroGeo Studio — hydrogeophysical field data to an honest report.
 
 Usage:
@@ -44,7 +76,10 @@ Usage:
 
 fn main() {
     if let Err(e) = real_main() {
-        eprintln!("error: {e:#}");
+        eprintln!(
+            "error: {}",
+            hydrogeo_studio::runtime::untrusted::visible(&format!("{e:#}"))
+        );
         std::process::exit(1);
     }
 }

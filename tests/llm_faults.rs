@@ -545,3 +545,83 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Issue 19: a `Retry-After` of 1e300 seconds is bounded by the backoff cap before any
+/// `Duration` is built (it used to panic in `Duration::from_secs_f64` and kill the run's loop).
+#[test]
+fn a_huge_retry_after_is_capped_not_a_panic() {
+    let m = Mock::start(vec![
+        Answer::Plain(429, vec![("Retry-After".into(), "1e300".into())], "{}".into()),
+        stream("{\"why\": \"b first\", \"tool\": \"b\"}"),
+    ]);
+    let mut s = settings(&m.url);
+    s.backoff_cap = Duration::from_millis(200);
+    let mut d = ModelDecider::new(Client::new(s).unwrap());
+    let r = d.decide(&request(), &mut |_| {});
+    assert_eq!(
+        r.unwrap().choice,
+        hydrogeo_studio::runtime::Choice::Tool("b".into())
+    );
+    assert_eq!(m.requests(), 2);
+}
+
+/// Issue 19: an endpoint that echoes the key in an error body, and a model that repeats it
+/// in its answer (streamed in pieces that split the key): the key reaches neither the error
+/// text nor the reply.
+#[test]
+fn the_key_is_removed_from_error_bodies_and_from_the_model_text() {
+    let key = "sk-test-SECRET-1234567890";
+    let m = Mock::start(vec![
+        Answer::Plain(
+            400,
+            vec![],
+            format!("{{\"error\":{{\"message\":\"bad key {key} for model\"}}}}"),
+        ),
+        Answer::Stream {
+            chunks: sse(&format!("my key is {key}, twice: {key}."), 5),
+            gap: Duration::from_millis(1),
+            stall_after: None,
+        },
+    ]);
+    let client = Client::new(settings(&m.url)).unwrap();
+    let messages = [hydrogeo_studio::llm::Message::user("hi")];
+    let err = client
+        .complete("system", &messages, None, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains("SECRET"), "{err}");
+    assert!(err.contains("[API key removed]"), "{err}");
+    let mut seen = Vec::new();
+    let reply = client
+        .complete("system", &messages, None, &mut |t| seen.push(t.to_string()))
+        .unwrap();
+    assert_eq!(
+        reply.text,
+        "my key is [API key removed], twice: [API key removed]."
+    );
+    assert!(seen.iter().all(|t| !t.contains("SECRET")), "{seen:?}");
+}
+
+/// Issue 19: a server that drips one chunk every 400 ms, each inside the 1.5 s read timeout,
+/// is cut off at the overall deadline (4 read timeouts = 6 s) instead of holding the request
+/// for as long as it likes (here the drip would last 40 s).
+#[test]
+fn a_drip_fed_answer_is_cut_off_at_the_overall_deadline() {
+    let text = "x".repeat(100);
+    let m = Mock::start(vec![Answer::Stream {
+        chunks: sse(&text, 1),
+        gap: Duration::from_millis(400),
+        stall_after: None,
+    }]);
+    let mut s = settings(&m.url);
+    s.max_attempts = 1;
+    let client = Client::new(s).unwrap();
+    let messages = [hydrogeo_studio::llm::Message::user("hi")];
+    let err = client
+        .complete("system", &messages, None, &mut |_| {})
+        .unwrap_err();
+    assert!(
+        matches!(err, hydrogeo_studio::llm::LlmError::Stalled { seconds, .. } if (seconds - 6.0).abs() < 1e-9),
+        "{err}"
+    );
+}

@@ -141,11 +141,34 @@ struct Attempt {
     retry_after: Option<Duration>,
 }
 
-fn short(body: &str) -> String {
-    body.chars().take(300).collect()
+/// The most characters of one answer that are read; a server that streams more (a runaway
+/// or hostile model) is stopped there, so neither memory nor the journal grows without bound.
+pub const MAX_REPLY_CHARS: usize = 400_000;
+
+/// How many read timeouts one request may take in all: a server that drips one chunk just
+/// inside each read timeout is still cut off at this multiple.
+pub const DEADLINE_READ_TIMEOUTS: u32 = 4;
+
+/// A server's `Retry-After` (seconds) as a wait no longer than `cap`; anything unparsable,
+/// negative, non-finite or huge (1e300) is bounded here, before any `Duration` is built.
+fn retry_after(headers: &reqwest::header::HeaderMap, cap: Duration) -> Option<Duration> {
+    let seconds = headers
+        .get("retry-after")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)?;
+    Some(Duration::from_secs_f64(seconds.min(cap.as_secs_f64())))
 }
 
 impl Client {
+    /// The start of an error body or message, with the key removed.
+    fn short(&self, body: &str) -> String {
+        self.settings.key.redact(body).chars().take(300).collect()
+    }
+
     /// A client for `settings` (with the default price table, or `HGX_PRICES`).
     pub fn new(settings: Settings) -> Result<Client, LlmError> {
         let http = reqwest::blocking::Client::builder()
@@ -309,6 +332,7 @@ impl Client {
                 .header("anthropic-version", "2023-06-01"),
         };
         let seconds = self.settings.read_timeout.as_secs_f64();
+        let started = std::time::Instant::now();
         let resp = req.send().map_err(|e| {
             fail(if e.is_timeout() {
                 LlmError::Timeout {
@@ -326,14 +350,8 @@ impl Client {
         })?;
         let status = resp.status().as_u16();
         if status != 200 {
-            let retry_after = resp
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64);
-            let body = short(&resp.text().unwrap_or_default());
+            let retry_after = retry_after(resp.headers(), self.settings.backoff_cap);
+            let body = self.short(&resp.text().unwrap_or_default());
             let error = match status {
                 401 | 403 => LlmError::Auth {
                     status,
@@ -377,6 +395,13 @@ impl Client {
                     v["usage"]["output_tokens"].as_u64(),
                 ),
             };
+            let text: String = self
+                .settings
+                .key
+                .redact(&text)
+                .chars()
+                .take(MAX_REPLY_CHARS)
+                .collect();
             on_text(&text);
             let tout = tout.unwrap_or(text.len() as u64 / 4);
             return Ok(Reply {
@@ -391,8 +416,21 @@ impl Client {
         let mut tout: Option<u64> = None;
         let mut stream_error: Option<LlmError> = None;
         let provider = self.settings.provider;
-        let read = read_events(BufReader::new(resp), |ev| {
+        let key = &self.settings.key;
+        let deadline_s = seconds * f64::from(DEADLINE_READ_TIMEOUTS);
+        let deadline = started + self.settings.read_timeout * DEADLINE_READ_TIMEOUTS;
+        let body = Deadline {
+            inner: resp,
+            deadline,
+        };
+        let read = read_events(BufReader::new(body), |ev| {
             if ev.is_done() {
+                return false;
+            }
+            if text.len() > MAX_REPLY_CHARS {
+                stream_error = Some(LlmError::Protocol(format!(
+                    "the answer passed {MAX_REPLY_CHARS} characters; reading stopped there"
+                )));
                 return false;
             }
             let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
@@ -403,7 +441,7 @@ impl Client {
                     if let Some(delta) = v["choices"][0]["delta"]["content"].as_str()
                         && !delta.is_empty()
                     {
-                        text.push_str(delta);
+                        key.push_redacted(&mut text, delta);
                         on_text(&text);
                     }
                     if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
@@ -414,7 +452,7 @@ impl Client {
                         stream_error = Some(LlmError::Server {
                             status: 500,
                             attempts: 1,
-                            body: short(msg),
+                            body: self.short(msg),
                         });
                         return false;
                     }
@@ -423,7 +461,7 @@ impl Client {
                     Some("message_start") => tin = v["message"]["usage"]["input_tokens"].as_u64(),
                     Some("content_block_delta") => {
                         if let Some(delta) = v["delta"]["text"].as_str() {
-                            text.push_str(delta);
+                            key.push_redacted(&mut text, delta);
                             on_text(&text);
                         }
                     }
@@ -431,7 +469,7 @@ impl Client {
                     Some("message_stop") => return false,
                     Some("error") => {
                         let kind = v["error"]["type"].as_str().unwrap_or("");
-                        let msg = short(v["error"]["message"].as_str().unwrap_or("error"));
+                        let msg = self.short(v["error"]["message"].as_str().unwrap_or("error"));
                         stream_error = Some(if kind == "overloaded_error" {
                             LlmError::Server {
                                 status: 529,
@@ -455,6 +493,12 @@ impl Client {
             return Err(fail(e));
         }
         if let Err(e) = read {
+            if std::time::Instant::now() >= deadline {
+                return Err(fail(LlmError::Stalled {
+                    received: text.chars().count(),
+                    seconds: deadline_s,
+                }));
+            }
             let msg = e.to_string();
             let timed_out = msg.contains("timed out")
                 || msg.contains("decoding")
@@ -518,18 +562,14 @@ impl Client {
             })?;
             let status = resp.status().as_u16();
             if status == 200 {
-                return resp
-                    .json::<Value>()
+                let text = resp
+                    .text()
+                    .map_err(|e| LlmError::Protocol(e.to_string()))?;
+                return serde_json::from_str::<Value>(&self.settings.key.redact(&text))
                     .map_err(|e| LlmError::Protocol(e.to_string()));
             }
-            let retry_after = resp
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64);
-            let text = short(&resp.text().unwrap_or_default());
+            let retry_after = retry_after(resp.headers(), self.settings.backoff_cap);
+            let text = self.short(&resp.text().unwrap_or_default());
             let error = match status {
                 401 | 403 => LlmError::Auth {
                     status,
@@ -559,6 +599,25 @@ impl Client {
     pub fn cost(&self, tokens_in: u64, tokens_out: u64) -> f64 {
         self.prices
             .cost(&self.settings.model, tokens_in, tokens_out)
+    }
+}
+
+/// A body reader that fails with `TimedOut` once the request's overall deadline has passed,
+/// however the bytes trickle in.
+struct Deadline<R> {
+    inner: R,
+    deadline: std::time::Instant,
+}
+
+impl<R: std::io::Read> std::io::Read for Deadline<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if std::time::Instant::now() >= self.deadline {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the request's overall deadline passed",
+            ));
+        }
+        self.inner.read(buf)
     }
 }
 

@@ -62,6 +62,12 @@ impl Provider {
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct ApiKey(String);
 
+/// What stands where a key was removed from text.
+pub const REDACTED: &str = "[API key removed]";
+
+/// The longest read timeout accepted from `HGX_TIMEOUT_S` (an hour).
+pub const MAX_TIMEOUT_S: f64 = 3600.0;
+
 impl ApiKey {
     /// Wrap a key (trimmed).
     pub fn new(key: &str) -> ApiKey {
@@ -71,6 +77,35 @@ impl ApiKey {
     /// The key, for the one header that needs it.
     pub fn expose(&self) -> &str {
         &self.0
+    }
+
+    /// `text` with every occurrence of the key replaced by [`REDACTED`]: an endpoint that
+    /// echoes the key in an error body, or a model that repeats it, must not put it into a
+    /// report, a journal, the terminal or a later prompt. Keys shorter than 8 characters are
+    /// not searched for (they would match ordinary words; no provider issues such keys).
+    pub fn redact(&self, text: &str) -> String {
+        if self.0.len() < 8 || !text.contains(self.0.as_str()) {
+            return text.to_string();
+        }
+        text.replace(self.0.as_str(), REDACTED)
+    }
+
+    /// Append `delta` to `text` (which is already redacted), redacting a key that ends in the
+    /// new part; only the tail where such a key can lie is searched, so a long stream stays
+    /// linear.
+    pub fn push_redacted(&self, text: &mut String, delta: &str) {
+        let tail_from = text.len().saturating_sub(self.0.len());
+        text.push_str(delta);
+        if self.0.len() < 8 {
+            return;
+        }
+        let tail_from = (0..=tail_from)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        if text[tail_from..].contains(self.0.as_str()) {
+            *text = text.replace(self.0.as_str(), REDACTED);
+        }
     }
 
     /// Whether there is one.
@@ -127,6 +162,9 @@ pub struct Settings {
     pub max_attempts: u32,
     /// Whether to stream (reasoning shown as it arrives).
     pub stream: bool,
+    /// Configuration values that were refused (an unknown provider, a timeout out of range);
+    /// while any is here no model is used and [`Settings::why_no_model`] says why.
+    pub problems: Vec<String>,
 }
 
 /// Whether `url` points at this machine (a local server needs no key).
@@ -155,6 +193,7 @@ impl Settings {
             backoff_cap: Duration::from_secs(8),
             max_attempts: 4,
             stream: true,
+            problems: Vec::new(),
         }
     }
 
@@ -167,16 +206,26 @@ impl Settings {
 
     /// As [`Settings::from_env`], reading variables through `get` (tests pass a map).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Settings {
-        let provider = get("HGX_PROVIDER")
-            .and_then(|p| Provider::parse(&p))
-            .unwrap_or_else(|| {
-                if get("OPENAI_API_KEY").is_none() && get("ANTHROPIC_API_KEY").is_some() {
-                    Provider::Anthropic
-                } else {
-                    Provider::OpenAi
-                }
-            });
+        let mut problems = Vec::new();
+        let named = get("HGX_PROVIDER").and_then(|p| match Provider::parse(&p) {
+            Some(provider) => Some(provider),
+            None => {
+                problems.push(format!(
+                    "HGX_PROVIDER is {:?}; expected openai or anthropic",
+                    p.trim()
+                ));
+                None
+            }
+        });
+        let provider = named.unwrap_or_else(|| {
+            if get("OPENAI_API_KEY").is_none() && get("ANTHROPIC_API_KEY").is_some() {
+                Provider::Anthropic
+            } else {
+                Provider::OpenAi
+            }
+        });
         let mut s = Settings::new(provider);
+        s.problems = problems;
         if let Some(url) = get("HGX_BASE_URL") {
             s.base_url = url.trim().trim_end_matches('/').to_string();
         }
@@ -186,10 +235,16 @@ impl Settings {
         if let Some(var) = get("HGX_API_KEY_ENV") {
             s.key_env = var.trim().to_string();
         }
-        if let Some(t) = get("HGX_TIMEOUT_S").and_then(|t| t.trim().parse::<f64>().ok())
-            && t > 0.0
-        {
-            s.read_timeout = Duration::from_secs_f64(t);
+        if let Some(t) = get("HGX_TIMEOUT_S") {
+            match t.trim().parse::<f64>() {
+                Ok(seconds) if seconds > 0.0 && seconds <= MAX_TIMEOUT_S => {
+                    s.read_timeout = Duration::from_secs_f64(seconds);
+                }
+                _ => s.problems.push(format!(
+                    "HGX_TIMEOUT_S is {:?}; expected a number of seconds above 0 and at most {MAX_TIMEOUT_S}",
+                    t.trim()
+                )),
+            }
         }
         if let Some(k) = get(&s.key_env) {
             s.key = ApiKey::new(&k);
@@ -211,6 +266,9 @@ impl Settings {
 
     /// Why no model will be used, or `None` when one will: no key and not a local server.
     pub fn why_no_model(&self) -> Option<String> {
+        if !self.problems.is_empty() {
+            return Some(self.problems.join("; "));
+        }
         if self.model.trim().is_empty() {
             return Some("no model name is set (HGX_MODEL)".into());
         }
@@ -275,6 +333,39 @@ mod tests {
         assert!(s.why_no_model().is_none());
         assert!(!format!("{s:?}").contains("sk-secret"));
         assert!(!s.describe_configuration().contains("sk-secret"));
+    }
+
+    /// Issue 19: `HGX_TIMEOUT_S=inf` used to panic at start and `HGX_PROVIDER=bogus` was
+    /// silently OpenAI; both are now refused, named, and no model is used.
+    #[test]
+    fn an_unknown_provider_or_an_unbounded_timeout_is_refused_by_name() {
+        let key = ("OPENAI_API_KEY", "sk-secret-0123456789");
+        for (var, value) in [
+            ("HGX_TIMEOUT_S", "inf"),
+            ("HGX_TIMEOUT_S", "1e300"),
+            ("HGX_TIMEOUT_S", "-3"),
+            ("HGX_TIMEOUT_S", "NaN"),
+            ("HGX_PROVIDER", "bogus"),
+        ] {
+            let s = Settings::from_lookup(env(&[(var, value), key]));
+            let why = s.why_no_model().unwrap_or_default();
+            assert!(why.contains(var) && why.contains(value), "{var}={value}: {why}");
+        }
+        let fine = Settings::from_lookup(env(&[("HGX_TIMEOUT_S", "90"), key]));
+        assert_eq!(fine.read_timeout, Duration::from_secs(90));
+        assert!(fine.why_no_model().is_none());
+    }
+
+    #[test]
+    fn redaction_finds_a_key_split_across_stream_pieces() {
+        let key = ApiKey::new("sk-abcdefgh-123");
+        let mut text = String::new();
+        for piece in ["é my ", "sk-abc", "defgh", "-123 ", "and ", "sk-abcdefgh-123"] {
+            key.push_redacted(&mut text, piece);
+        }
+        assert_eq!(text, format!("é my {REDACTED} and {REDACTED}"));
+        assert_eq!(key.redact("no key here"), "no key here");
+        assert_eq!(ApiKey::new("short").redact("short"), "short");
     }
 
     #[test]

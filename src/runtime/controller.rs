@@ -596,6 +596,11 @@ fn recover(
     ));
 }
 
+/// How many of the model's choices may be refused in a row before the controller stops asking
+/// it and follows dependency order for the rest of the run (issue 19: a confused model that
+/// names artifacts or finished steps must not use up the step limit before the report).
+pub const MAX_REFUSED_CHOICES: usize = 3;
+
 /// Drive the run to its end, one chosen action at a time. Never raises: tool failures are
 /// recorded, display failures ignored.
 pub fn run_controller(
@@ -607,6 +612,7 @@ pub fn run_controller(
     ctx.recovery = registry.recovery_rules();
     let mut spent = Map::new();
     let finish = options.finish.as_str();
+    let mut refused_in_a_row = 0usize;
     for _ in ctx.steps.len()..options.max_steps.max(ctx.steps.len()) {
         // 1. Steering checkpoint: hold while paused; stop when told.
         if let Some(steer) = &options.steering {
@@ -767,8 +773,18 @@ pub fn run_controller(
                 ),
             }
             emit_route(ctx, registry, finish);
+            if by == DecidedBy::Model {
+                refused_in_a_row += 1;
+                if refused_in_a_row >= MAX_REFUSED_CHOICES && decider.is_some() {
+                    decider = None;
+                    ctx.note(&format!(
+                        "The model's last {MAX_REFUSED_CHOICES} choices in a row were refused (tools not on the menu); the rest of the run follows the tools' dependency order, so the run still ends with a report."
+                    ));
+                }
+            }
             continue;
         }
+        refused_in_a_row = 0;
         // 8. The approval gate.
         if options.mode == Mode::StepByStep {
             let Some(tool) = registry.get(&name) else {
@@ -1141,6 +1157,32 @@ mod tests {
                 .contains("answered 'done' before a report")
         );
         assert!(ctx.has(&["report_files"]));
+    }
+
+    /// Issue 19: a model that only ever names tools that are not on the menu is asked
+    /// MAX_REFUSED_CHOICES times, then the run follows dependency order to its report.
+    #[test]
+    fn a_model_refused_three_times_in_a_row_hands_over_to_dependency_order() {
+        let reg = chain();
+        let answers = (0..40)
+            .map(|_| Ok(Decision::tool("report_files", "the artifact, not a tool")))
+            .collect();
+        let mut d = ScriptedDecider::new(answers);
+        let mut ctx = RunContext::new("goal");
+        let ended = run_controller(&mut ctx, &reg, Some(&mut d), &RunOptions::default());
+        assert_eq!(ended, Ended::Finished);
+        let refused = ctx
+            .steps
+            .iter()
+            .filter(|s| s.status == StepStatus::Skipped)
+            .count();
+        assert_eq!(refused, MAX_REFUSED_CHOICES);
+        assert!(ctx.has(&["report_files"]));
+        assert!(
+            ctx.warnings
+                .iter()
+                .any(|n| n.contains("follows the tools' dependency order")),
+        );
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod steering;
 pub mod step;
 pub mod tool;
 pub mod toolbox;
+pub mod untrusted;
 
 pub use context::{Ended, RunContext};
 pub use controller::{

@@ -58,6 +58,9 @@ pub struct Project {
     pub config: Map<String, Value>,
 }
 
+/// The largest project file read (projects are a few kB; data files are referenced, not inlined).
+const MAX_PROJECT_BYTES: u64 = 16 * 1024 * 1024;
+
 impl Project {
     /// Open a project file, or the `project.json` in a folder.
     pub fn load(path: &Path) -> Result<Project, ProjectError> {
@@ -66,15 +69,29 @@ impl Project {
         } else {
             path.to_path_buf()
         };
-        let text = std::fs::read_to_string(&file).map_err(|e| ProjectError::Io {
+        let io = |message: String| ProjectError::Io {
             path: file.clone(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        // A FIFO or a device would block or never end; a huge file is not a project.
+        let meta = std::fs::metadata(&file).map_err(|e| io(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(io("not a regular file (a project is a JSON text file)".into()));
+        }
+        if meta.len() > MAX_PROJECT_BYTES {
+            return Err(io(format!(
+                "{} bytes; a project file is at most {MAX_PROJECT_BYTES} bytes",
+                meta.len()
+            )));
+        }
+        let text = std::fs::read_to_string(&file).map_err(|e| io(e.to_string()))?;
         Project::parse(&text, &file)
     }
 
     /// Parse project JSON; `file` names it in errors and anchors relative paths.
     pub fn parse(text: &str, file: &Path) -> Result<Project, ProjectError> {
+        // Editors on Windows write a byte-order mark; it is not part of the JSON.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let malformed = |line: usize, expected: &str, found: String| ProjectError::Malformed {
             path: file.to_path_buf(),
             line,
@@ -241,6 +258,21 @@ mod tests {
         );
         assert_eq!(ctx.config["inversion_params"]["lambda"], 20);
         assert!(!ctx.config.contains_key("seismic_file"));
+    }
+
+    /// Issue 19: a byte-order mark was "invalid JSON at line 1 column 1"; a FIFO blocked the
+    /// read for ever.
+    #[test]
+    fn a_byte_order_mark_is_accepted_and_a_fifo_is_refused_by_type() {
+        let p = Project::parse("\u{feff}{\"goal\": \"g\"}", Path::new("p.json")).unwrap();
+        assert_eq!(p.goal, "g");
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("project.json");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = Project::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
     }
 
     #[test]

@@ -108,6 +108,9 @@ pub fn slug(goal: &str) -> String {
     if out.is_empty() { "run".into() } else { out }
 }
 
+/// How many runs of one goal may start within one second before creation gives up.
+const MAX_SAME_SECOND: u32 = 10_000;
+
 impl RunFolder {
     /// Create `base/<yyyy-mm-dd_hhmmss>-<slug>/` with its sub-folders (a suffix keeps two runs
     /// started in the same second apart).
@@ -115,11 +118,20 @@ impl RunFolder {
         let (y, mo, d, h, mi, s) = utc_parts(now_unix());
         let stem = format!("{y:04}-{mo:02}-{d:02}_{h:02}{mi:02}{s:02}-{}", slug(goal));
         std::fs::create_dir_all(base)?;
+        // `create_dir` either makes the folder or fails because it exists: two runs started
+        // in the same second can never both claim one folder (a check with `exists()` first
+        // could let both through).
         let mut dir = base.join(&stem);
-        let mut n = 2;
-        while dir.exists() {
-            dir = base.join(format!("{stem}-{n}"));
-            n += 1;
+        let mut n = 2u32;
+        loop {
+            match std::fs::create_dir(&dir) {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < MAX_SAME_SECOND => {
+                    dir = base.join(format!("{stem}-{n}"));
+                    n += 1;
+                }
+                Err(e) => return Err(e),
+            }
         }
         for sub in ["figures", "products", "scripts"] {
             std::fs::create_dir_all(dir.join(sub))?;
