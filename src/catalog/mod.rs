@@ -131,9 +131,8 @@ pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
 /// `hydrogeo-studio read <file>`. Each method is asked in turn; the first that recognises the
 /// file answers.
 pub fn read_summary(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
-    if !path.exists() {
-        anyhow::bail!("{}: no such file", path.display());
-    }
+    // Type and size first: a reader sniffing the first bytes of a FIFO would wait for ever.
+    crate::methods::io::regular_file(path)?;
     type Reader =
         fn(&std::path::Path) -> Option<Result<serde_json::Value, crate::methods::io::ReadError>>;
     use kit::methods::{ERT, GPR, GRAVMAG, MT, SEISMIC, TDEM};

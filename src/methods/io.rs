@@ -86,9 +86,49 @@ pub fn shorten(text: &str, max: usize) -> String {
     format!("\"{out}\"")
 }
 
-/// Read a whole file as bytes, mapping the error to [`ReadError::Io`].
+/// The largest data file read (4 GiB: a long GPR line is hundreds of MB; more is not one
+/// survey, and reading it whole would exhaust the memory of the machines we run on).
+pub const MAX_FILE_BYTES: u64 = 4 << 30;
+
+/// Read a whole file as bytes, mapping the error to [`ReadError::Io`]. Only regular files are
+/// read (after following links): a FIFO would block for ever and a device such as
+/// `/dev/zero` never ends, so both are refused by type; a file larger than
+/// [`MAX_FILE_BYTES`] is refused by size, and at most that much is read even if it grows.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
-    std::fs::read(path).map_err(|e| ReadError::io(path, &e))
+    use std::io::Read as _;
+    let meta = regular_file(path)?;
+    let file = std::fs::File::open(path).map_err(|e| ReadError::io(path, &e))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_FILE_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::io(path, &e))?;
+    Ok(bytes)
+}
+
+/// The file's metadata when it is a regular file no larger than [`MAX_FILE_BYTES`] (links
+/// followed); otherwise an error that says what it is instead — a folder, a pipe or device,
+/// too large, or the system's own words (no such file, a cycle of links, no permission).
+pub fn regular_file(path: &Path) -> Result<std::fs::Metadata, ReadError> {
+    let meta = std::fs::metadata(path).map_err(|e| ReadError::io(path, &e))?;
+    let refuse = |message: String| ReadError::Io {
+        file: path.to_path_buf(),
+        message,
+    };
+    if meta.is_dir() {
+        return Err(refuse("this is a folder, not a data file".into()));
+    }
+    if !meta.is_file() {
+        return Err(refuse(
+            "not a regular file (a pipe, socket or device is not read)".into(),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(refuse(format!(
+            "{} bytes; a data file is read only up to {MAX_FILE_BYTES} bytes",
+            meta.len()
+        )));
+    }
+    Ok(meta)
 }
 
 /// Read a file as text. Invalid UTF-8 is replaced (instrument exports are often Latin-1),
@@ -171,6 +211,26 @@ pub fn year_first_date(name: &str) -> Option<(i32, u32, u32)> {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 19: `read` of a FIFO hung and a link to /dev/zero was read until memory ran out.
+    #[test]
+    fn pipes_devices_and_folders_are_refused_by_type() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("survey.dat");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let link = dir.path().join("zero.dat");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        for (path, words) in [
+            (fifo.as_path(), "not a regular file"),
+            (link.as_path(), "not a regular file"),
+            (dir.path(), "a folder"),
+        ] {
+            let e = super::read_bytes(path).unwrap_err().to_string();
+            assert!(e.contains(words) && e.contains(&path.display().to_string()), "{e}");
+        }
+    }
+
     use super::*;
 
     #[test]
