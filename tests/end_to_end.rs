@@ -236,7 +236,11 @@ fn a_goal_asking_for_a_product_no_tool_makes_is_reported_as_not_delivered() {
 /// The status a report states in its document-control table (`| Run status | … |`).
 fn report_status(report: &str) -> Option<String> {
     let line = report.lines().find(|l| l.starts_with("| Run status | "))?;
-    Some(line.trim_start_matches("| Run status | ").trim_end_matches(" |").to_string())
+    Some(
+        line.trim_start_matches("| Run status | ")
+            .trim_end_matches(" |")
+            .to_string(),
+    )
 }
 
 /// `result.json`'s status word.
@@ -266,7 +270,10 @@ fn a_goal_only_project_is_incomplete_in_result_report_and_cli() {
     assert_eq!(result_status(&out.dir), "incomplete");
     let md = read(&out.dir.join("report.md"));
     assert_eq!(report_status(&md).as_deref(), Some("incomplete"), "{md}");
-    assert!(md.contains("produced nothing"), "the report gives the reason");
+    assert!(
+        md.contains("produced nothing"),
+        "the report gives the reason"
+    );
     let html = read(&out.dir.join("report.html"));
     assert!(html.contains("incomplete") && !html.contains("| success"));
 
@@ -280,7 +287,11 @@ fn a_goal_only_project_is_incomplete_in_result_report_and_cli() {
         .env_clear()
         .output()
         .expect("the program runs");
-    assert!(cli.status.success(), "{}", String::from_utf8_lossy(&cli.stderr));
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
     let stdout = String::from_utf8_lossy(&cli.stdout);
     let last = stdout.lines().last().unwrap_or_default();
     let (word, folder) = last.split_once(": ").unwrap_or_default();
@@ -316,7 +327,10 @@ fn one_truncated_ert_file_of_four_leaves_a_time_lapse_of_three_and_water_content
     let products = &result["products"];
     assert_eq!(products["ert_data"]["n_surveys"], 3, "{products:#}");
     assert!(products["inversion_results"].is_object(), "an ERT model");
-    assert!(products["water_content"].is_object(), "water content delivered");
+    assert!(
+        products["water_content"].is_object(),
+        "water content delivered"
+    );
     assert!(
         result["shortfalls"]
             .as_array()

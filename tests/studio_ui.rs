@@ -577,11 +577,17 @@ fn closing_the_window_during_a_run_asks_and_stop_leaves_a_stopped_report() {
         .push(egui::ViewportEvent::Close);
     h.step();
     h.step();
-    assert_eq!(h.state().closing, hydrogeo_studio::studio::app::Closing::Asking);
+    assert_eq!(
+        h.state().closing,
+        hydrogeo_studio::studio::app::Closing::Asking
+    );
     h.get_by_label("Stop the run");
     h.get_by_label("Keep it running in the background");
     h.get_by_label("Cancel");
-    assert!(h.state().running(), "the run goes on while the person decides");
+    assert!(
+        h.state().running(),
+        "the run goes on while the person decides"
+    );
     h.get_by_label("Stop the run").click();
     step_until(&mut h, 20, "the run to stop", |a| !a.running());
     let dir = std::fs::read_dir(&setup.runs)
@@ -596,5 +602,8 @@ fn closing_the_window_during_a_run_asks_and_stop_leaves_a_stopped_report() {
     assert_eq!(result["ended"], "stopped");
     let md = std::fs::read_to_string(dir.join("report.md")).expect("a report of what was done");
     assert!(md.contains("| Run status | stopped |"), "{md}");
-    assert!(md.contains("Step load"), "the report covers the step that ran");
+    assert!(
+        md.contains("Step load"),
+        "the report covers the step that ran"
+    );
 }

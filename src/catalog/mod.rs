@@ -135,7 +135,10 @@ fn upstream_tools(producers: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = producers.iter().map(|p| p.to_string()).collect();
     let mut i = 0;
     while i < out.len() {
-        let needs = reg.get(&out[i]).map(|t| t.requires.clone()).unwrap_or_default();
+        let needs = reg
+            .get(&out[i])
+            .map(|t| t.requires.clone())
+            .unwrap_or_default();
         for key in needs {
             for t in reg.tools().iter().filter(|t| t.produces.contains(&key)) {
                 if !out.contains(&t.name) {
@@ -205,7 +208,11 @@ mod tests {
         // Issue 17: "water content not delivered" was blamed on an unrelated GPR failure.
         let mut ctx = RunContext::new("What is the water content?");
         ctx.begin("process_gpr_line", "").label = "Process GPR".into();
-        ctx.finish("", crate::runtime::StepStatus::Failed, "GPR file unreadable");
+        ctx.finish(
+            "",
+            crate::runtime::StepStatus::Failed,
+            "GPR file unreadable",
+        );
         let why = shortfall_reasons(&ctx)
             .into_iter()
             .find(|(what, _)| what.contains("water content"))
@@ -214,7 +221,11 @@ mod tests {
         assert!(!why.contains("GPR"), "{why}");
         // A failure upstream (loading the ERT data) is named.
         ctx.begin("load_ert_surveys", "").label = "Load ERT surveys".into();
-        ctx.finish("", crate::runtime::StepStatus::Failed, "ert/a.dat, line 7: expected 4 numbers");
+        ctx.finish(
+            "",
+            crate::runtime::StepStatus::Failed,
+            "ert/a.dat, line 7: expected 4 numbers",
+        );
         let why = shortfall_reasons(&ctx)
             .into_iter()
             .find(|(what, _)| what.contains("water content"))

@@ -229,7 +229,10 @@ mod escape_tests {
     #[test]
     fn control_bytes_are_shown_as_hex_never_raw() {
         // Issue 17: a truncated ERT file put a NUL byte into report.md.
-        assert_eq!(escape_control("a\0b\x1bc\td\n", ""), "a\\x00b\\x1Bc\\x09d\\x0A");
+        assert_eq!(
+            escape_control("a\0b\x1bc\td\n", ""),
+            "a\\x00b\\x1Bc\\x09d\\x0A"
+        );
         assert_eq!(escape_control("a\tb\nc\rd", "\n\t"), "a\tb\nc\\x0Dd");
         assert_eq!(shorten("12\0\0\0", 80), "\"12\\x00\\x00\\x00\"");
     }

@@ -256,7 +256,9 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
         let who = match q.by {
             AnsweredBy::User => "answered",
             AnsweredBy::Default => "the answer matched no option; the default was taken:",
-            AnsweredBy::NobodyAsked => "nobody could be asked (nobody_asked); the default was taken:",
+            AnsweredBy::NobodyAsked => {
+                "nobody could be asked (nobody_asked); the default was taken:"
+            }
             AnsweredBy::ClosedWithoutAnswer => {
                 "the window closed before an answer (closed_without_answer); the default was taken:"
             }

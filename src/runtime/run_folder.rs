@@ -187,8 +187,7 @@ pub const NOTHING_DELIVERED: &str =
 pub fn delivered_any(ctx: &RunContext, finish: &str) -> bool {
     ctx.steps.iter().any(|s| {
         s.status == StepStatus::Ok
-            && s
-                .produced
+            && s.produced
                 .iter()
                 .any(|k| k != finish && k != REPORT_KEY && ctx.product(k).is_some())
     })
@@ -356,7 +355,9 @@ mod tests {
     fn a_run_that_only_wrote_its_report_is_incomplete() {
         // The goal-only project of issue 17: the report step ran, nothing else did.
         let mut ctx = RunContext::new("nothing to do");
-        ctx.begin("write_survey_report", "").produced.push(REPORT_KEY.into());
+        ctx.begin("write_survey_report", "")
+            .produced
+            .push(REPORT_KEY.into());
         ctx.finish("Wrote the report.", StepStatus::Ok, "");
         ctx.put_value(REPORT_KEY, JsonProduct::new("r", Value::Null));
         ctx.ended = Some(Ended::Finished);
@@ -391,10 +392,7 @@ mod tests {
         ctx.ended = Some(Ended::Exhausted);
         let (status, reasons) = status_of(&ctx, "report_files", vec![]);
         assert_eq!(status, RunStatus::Incomplete);
-        assert_eq!(
-            reasons[0],
-            NOTHING_DELIVERED
-        );
+        assert_eq!(reasons[0], NOTHING_DELIVERED);
     }
 
     #[test]

@@ -384,7 +384,10 @@ mod tests {
                 .any(|l| l.contains("\"answered\"") && l.contains("\"nobody_asked\"")),
             "{journal}"
         );
-        assert!(!journal.contains("\"by\":\"user\""), "nobody answered as the user");
+        assert!(
+            !journal.contains("\"by\":\"user\""),
+            "nobody answered as the user"
+        );
     }
 
     #[test]

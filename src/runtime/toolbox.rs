@@ -459,10 +459,7 @@ pub fn propose(
                 .find(|o| o.id == answer)
                 .map(|o| o.label.clone())
                 .unwrap_or_default();
-            let by_default = ctx
-                .questions
-                .last()
-                .is_some_and(|q| !q.by.is_user());
+            let by_default = ctx.questions.last().is_some_and(|q| !q.by.is_user());
             ctx.run_notes.push(format!(
                 "You asked: {question} The user chose: {chosen}{}.",
                 if by_default {

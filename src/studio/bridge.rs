@@ -105,8 +105,7 @@ impl BridgeInteraction {
             match rx.recv_timeout(std::time::Duration::from_millis(200)) {
                 Ok(Reply::StopAll) => return Waited::Stopped,
                 Ok(Reply::Closed) => {
-                    self.closed
-                        .store(true, std::sync::atomic::Ordering::SeqCst);
+                    self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
                     return Waited::Gone;
                 }
                 Ok(r) => {
@@ -123,8 +122,7 @@ impl BridgeInteraction {
                 }
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => {
-                    self.closed
-                        .store(true, std::sync::atomic::Ordering::SeqCst);
+                    self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
                     return Waited::Gone;
                 }
             }

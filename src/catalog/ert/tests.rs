@@ -294,7 +294,13 @@ fn a_weak_format_match_is_refused_headless_naming_the_instrument_setting() {
     // only file is refused, and the message says which setting reads it.
     let mut ctx = weak_format_context("weak-headless", json!({}));
     let reg = crate::catalog::registry();
-    let status = invoke(&mut ctx, &reg, "load_ert_surveys", "test", DecidedBy::Policy);
+    let status = invoke(
+        &mut ctx,
+        &reg,
+        "load_ert_surveys",
+        "test",
+        DecidedBy::Policy,
+    );
     assert_eq!(status, StepStatus::Failed);
     let error = &ctx.steps[0].error;
     assert!(error.contains("\"instrument\": \"res2dinv\""), "{error}");
@@ -322,5 +328,8 @@ fn a_format_chosen_in_the_settings_is_read_without_a_question() {
     let mut ctx = weak_format_context("weak-chosen", json!({ keys::INSTRUMENT: "res2dinv" }));
     let summary = run(&mut ctx, "load_ert_surveys");
     assert!(ctx.questions.is_empty());
-    assert!(summary.contains("chosen in the instrument setting"), "{summary}");
+    assert!(
+        summary.contains("chosen in the instrument setting"),
+        "{summary}"
+    );
 }

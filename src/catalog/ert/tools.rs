@@ -97,7 +97,11 @@ pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
         format!(
             " Left out {} file(s) that could not be read: {}.",
             unread.len(),
-            unread.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join("; ")
+            unread
+                .iter()
+                .map(|(_, w)| w.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
         )
     };
     let n_data: usize = set.surveys.iter().map(Survey::n_data).sum();
@@ -152,8 +156,16 @@ fn confirm_guessed_formats(ctx: &mut RunContext, set: SurveySet) -> anyhow::Resu
             s.format.name()
         );
         let options = [
-            crate::runtime::QuestionOption::new("read", &format!("Read it as {}", s.format.name()), &format!("the same as setting \"instrument\": \"{word}\"")),
-            crate::runtime::QuestionOption::new("leave_out", "Leave it out", "the run goes on without this file"),
+            crate::runtime::QuestionOption::new(
+                "read",
+                &format!("Read it as {}", s.format.name()),
+                &format!("the same as setting \"instrument\": \"{word}\""),
+            ),
+            crate::runtime::QuestionOption::new(
+                "leave_out",
+                "Leave it out",
+                "the run goes on without this file",
+            ),
         ];
         let answer = ctx.ask(&question, &options, "leave_out");
         let by_user = ctx.questions.last().is_some_and(|q| q.by.is_user());

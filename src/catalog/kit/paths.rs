@@ -38,7 +38,10 @@ pub fn write_product(
         Ok(p) => p,
         Err(e) => {
             let planned = planned_path(ctx, "products", name);
-            ctx.not_written(&planned, &format!("the products folder cannot be used: {e}"));
+            ctx.not_written(
+                &planned,
+                &format!("the products folder cannot be used: {e}"),
+            );
             return Vec::new();
         }
     };
