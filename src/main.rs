@@ -65,7 +65,8 @@ Usage:
   hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--flexible] [--max-steps N]
         Run the project to a report without a window. --flexible lets the model look at
         products and propose off-route steps (each put to you; declined without a terminal). Each step is printed as it starts and
-        finishes; the last line is the run folder.
+        finishes; the last line is the run's status and its folder
+        (`incomplete: runs/2026-…`), the same status result.json and the report state.
   hydrogeo-studio read <file>
         Print a JSON summary (format, counts, ranges, units) of any data file a reader
         understands.
@@ -338,6 +339,8 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
             .as_deref_mut()
             .map(|d| d as &mut dyn hydrogeo_studio::runtime::Decide),
     )?;
-    println!("{}", outcome.dir.display());
+    // The last line: the run's final status (the one result.json and the report state) and
+    // its folder.
+    println!("{}: {}", outcome.status.word(), outcome.dir.display());
     Ok(())
 }

@@ -232,3 +232,198 @@ fn a_goal_asking_for_a_product_no_tool_makes_is_reported_as_not_delivered() {
     );
     assert!(md.contains(goal), "the scope quotes the goal");
 }
+
+/// The status a report states in its document-control table (`| Run status | … |`).
+fn report_status(report: &str) -> Option<String> {
+    let line = report.lines().find(|l| l.starts_with("| Run status | "))?;
+    Some(
+        line.trim_start_matches("| Run status | ")
+            .trim_end_matches(" |")
+            .to_string(),
+    )
+}
+
+/// `result.json`'s status word.
+fn result_status(run_dir: &Path) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(&read(&run_dir.join("result.json"))).expect("result.json is JSON");
+    v["status"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_goal_only_project_is_incomplete_in_result_report_and_cli() {
+    // Issue 17: `{"goal": "nothing to do"}` ended `success` in result.json while its report
+    // said `incomplete`. Reference: the issue's acceptance (no product → incomplete).
+    let tmp = tempfile::tempdir().expect("temporary folder");
+    let dir = tmp.path().join("goal-only");
+    std::fs::create_dir_all(&dir).expect("folder");
+    std::fs::write(dir.join("project.json"), r#"{"goal": "nothing to do"}"#).expect("write");
+
+    // Through the library.
+    let out = run_example(&dir, None);
+    assert_eq!(out.status, RunStatus::Incomplete, "{:?}", out.reasons);
+    assert!(
+        out.reasons.iter().any(|r| r.contains("produced nothing")),
+        "{:?}",
+        out.reasons
+    );
+    assert_eq!(result_status(&out.dir), "incomplete");
+    let md = read(&out.dir.join("report.md"));
+    assert_eq!(report_status(&md).as_deref(), Some("incomplete"), "{md}");
+    assert!(
+        md.contains("produced nothing"),
+        "the report gives the reason"
+    );
+    let html = read(&out.dir.join("report.html"));
+    assert!(html.contains("incomplete") && !html.contains("| success"));
+
+    // Through the program, headless: its last line carries the same status.
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_hydrogeo-studio"))
+        .arg("run")
+        .arg(&dir)
+        .arg("--out")
+        .arg(tmp.path().join("cli-runs"))
+        // No model and no key: the run follows dependency order, as the library run did.
+        .env_clear()
+        .output()
+        .expect("the program runs");
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&cli.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    let (word, folder) = last.split_once(": ").unwrap_or_default();
+    assert_eq!(word, "incomplete", "{stdout}");
+    let folder = Path::new(folder);
+    assert_eq!(result_status(folder), "incomplete");
+    assert_eq!(
+        report_status(&read(&folder.join("report.md"))).as_deref(),
+        Some("incomplete")
+    );
+}
+
+/// `result.json` of a run folder.
+fn result_of(run_dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&read(&run_dir.join("result.json"))).expect("result.json is JSON")
+}
+
+#[test]
+fn one_truncated_ert_file_of_four_leaves_a_time_lapse_of_three_and_water_content() {
+    // Issue 17: one bad ERT file sank the method (no model, no water content), printed raw
+    // control bytes and put a NUL into report.md. Here the second survey is cut in the
+    // middle of its data and padded with NUL bytes (as a file cut short by a power loss).
+    let (_tmp, dir) = example_copy();
+    let broken = dir.join("ert/2024-06-01.dat");
+    let mut bytes = std::fs::read(&broken).expect("read");
+    bytes.truncate(bytes.len() / 2);
+    bytes.extend_from_slice(&[0u8; 64]);
+    std::fs::write(&broken, &bytes).expect("truncate");
+
+    let out = run_example(&dir, None);
+    assert_eq!(out.status, RunStatus::Incomplete, "{:?}", out.reasons);
+    let result = result_of(&out.dir);
+    let products = &result["products"];
+    assert_eq!(products["ert_data"]["n_surveys"], 3, "{products:#}");
+    assert!(products["inversion_results"].is_object(), "an ERT model");
+    assert!(
+        products["water_content"].is_object(),
+        "water content delivered"
+    );
+    assert!(
+        result["shortfalls"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|s| s["what"]
+                .as_str()
+                .is_some_and(|w| w.contains("2024-06-01.dat")))),
+        "{:#}",
+        result["shortfalls"]
+    );
+    let md = read(&out.dir.join("report.md"));
+    let nd = not_delivered(&md);
+    let entry = nd
+        .lines()
+        .find(|l| l.contains("2024-06-01.dat"))
+        .unwrap_or_else(|| panic!("Not delivered names the truncated file:\n{nd}"));
+    assert!(entry.contains("line "), "with its line: {entry}");
+    assert!(
+        !nd.to_lowercase().contains("water content"),
+        "water content is not listed as missing:\n{nd}"
+    );
+    let raw = std::fs::read(out.dir.join("report.md")).expect("report bytes");
+    let bad: Vec<usize> = raw
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b < 0x20 && **b != b'\n' && **b != b'\t')
+        .map(|(i, _)| i)
+        .collect();
+    assert!(bad.is_empty(), "control bytes at {bad:?} in report.md");
+}
+
+#[test]
+fn exports_that_cannot_be_written_leave_the_model_and_name_the_files() {
+    // Issue 17: a CSV/VTK/bundle that could not be written failed the ERT step and the model
+    // was lost. Here `products/` is replaced by a plain file the moment an inversion starts
+    // (chmod does not stop root, so the folder is made unusable instead).
+    use hydrogeo_studio::runtime::Event;
+    use std::sync::{Arc, Mutex};
+    let (_tmp, dir) = example_copy();
+    let mut project = Project::load(&dir).expect("project");
+    project.goal = "How did the resistivity change, and what is the water content?".into();
+    project.inputs.retain(|k, _| k == "ert_files");
+    let run_dir: Arc<Mutex<Option<PathBuf>>> = Arc::default();
+    let seen = run_dir.clone();
+    let mut spec = catalog::run_spec(project);
+    spec.listeners.push(Box::new(move |e: &Event| match e {
+        Event::RunStarted { run_dir, .. } => {
+            *seen.lock().expect("lock") = Some(PathBuf::from(run_dir));
+        }
+        Event::StepStarted { tool, .. } if tool.starts_with("invert") => {
+            if let Some(d) = seen.lock().expect("lock").as_ref() {
+                let products = d.join("products");
+                if products.is_dir() {
+                    std::fs::remove_dir_all(&products).expect("remove products/");
+                    std::fs::write(&products, "not a folder").expect("block products/");
+                }
+            }
+        }
+        _ => {}
+    }));
+    let out = run(spec, &catalog::registry(), None).expect("run");
+    assert_eq!(out.status, RunStatus::Incomplete, "{:?}", out.reasons);
+    let result = result_of(&out.dir);
+    assert!(
+        result["products"]["inversion_results"].is_object(),
+        "the model stays: {:#}",
+        result["products"]
+    );
+    assert!(result["products"]["water_content"].is_object());
+    let inversion = result["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .find(|s| s["tool"].as_str().is_some_and(|t| t.starts_with("invert")))
+        .expect("an inversion step");
+    assert_eq!(inversion["status"], "ok", "{inversion:#}");
+    let unwritten: Vec<String> = result["shortfalls"]
+        .as_array()
+        .expect("shortfalls")
+        .iter()
+        .filter_map(|s| s["path"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        unwritten.iter().any(|p| p.ends_with("_cells.csv")),
+        "{unwritten:?}"
+    );
+    assert!(
+        out.reasons.iter().any(|r| r.contains("_model.vtk")),
+        "{:?}",
+        out.reasons
+    );
+    let nd = not_delivered(&read(&out.dir.join("report.md")));
+    assert!(
+        nd.contains("_cells.csv") && nd.contains("could not be written"),
+        "{nd}"
+    );
+}

@@ -558,3 +558,52 @@ fn the_chat_proposes_actions_the_user_approves_or_rejects_and_the_panel_changes(
     other.reopen(&saved).unwrap();
     assert_eq!(other.messages.len(), h.state().chat.messages.len());
 }
+
+#[test]
+fn closing_the_window_during_a_run_asks_and_stop_leaves_a_stopped_report() {
+    // Issue 17 item 6: closing mid-run quit at once and result.json kept "ended": null.
+    let (app, setup) = app(chain(400), no_model());
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 10, "the first step to finish", |a| {
+        a.shared.timeline.cards.iter().any(|c| c.status.is_some())
+    });
+    // The window's close button.
+    h.input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    h.step();
+    h.step();
+    assert_eq!(
+        h.state().closing,
+        hydrogeo_studio::studio::app::Closing::Asking
+    );
+    h.get_by_label("Stop the run");
+    h.get_by_label("Keep it running in the background");
+    h.get_by_label("Cancel");
+    assert!(
+        h.state().running(),
+        "the run goes on while the person decides"
+    );
+    h.get_by_label("Stop the run").click();
+    step_until(&mut h, 20, "the run to stop", |a| !a.running());
+    let dir = std::fs::read_dir(&setup.runs)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    assert_eq!(result["status"], "stopped", "{result:#}");
+    assert_eq!(result["ended"], "stopped");
+    let md = std::fs::read_to_string(dir.join("report.md")).expect("a report of what was done");
+    assert!(md.contains("| Run status | stopped |"), "{md}");
+    assert!(
+        md.contains("Step load"),
+        "the report covers the step that ran"
+    );
+}

@@ -85,6 +85,7 @@ pub fn run_spec(project: crate::runtime::Project) -> crate::runtime::session::Ru
     spec.notes = notes;
     spec.assess = Some(std::sync::Arc::new(assess));
     spec.protected = Some(std::sync::Arc::new(protected));
+    spec.finalize = Some(std::sync::Arc::new(reporting::finalize));
     // Every tool once plus one recovery or retry each: a six-method project needs more than
     // the runtime's generic default, and running out of steps is reported as incomplete.
     spec.max_steps = spec.max_steps.max(2 * shared_registry().len());
@@ -108,12 +109,12 @@ pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
             format!("{} did not succeed ({})", s.label_or_tool(), s.error)
         } else if !r.producers.iter().any(|p| registry_has(p)) {
             "no tool in this version of the studio makes it".to_string()
-        } else if let Some(failed) = ctx
-            .steps
-            .iter()
-            .rev()
-            .find(|s| s.status == crate::runtime::StepStatus::Failed)
-        {
+        } else if let Some(failed) = {
+            let upstream = upstream_tools(r.producers);
+            ctx.steps.iter().rev().find(|s| {
+                s.status == crate::runtime::StepStatus::Failed && upstream.contains(&s.tool)
+            })
+        } {
             format!(
                 "nothing it could be made from was produced: {} failed ({})",
                 failed.label_or_tool(),
@@ -123,6 +124,29 @@ pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
             "the inputs it is made from were not given or not produced".to_string()
         };
         out.push((r.name.to_string(), why));
+    }
+    out
+}
+
+/// The tools a product's `producers` depend on, transitively (themselves included): only a
+/// failure among these can be why the product is missing.
+fn upstream_tools(producers: &[&str]) -> Vec<String> {
+    let reg = shared_registry();
+    let mut out: Vec<String> = producers.iter().map(|p| p.to_string()).collect();
+    let mut i = 0;
+    while i < out.len() {
+        let needs = reg
+            .get(&out[i])
+            .map(|t| t.requires.clone())
+            .unwrap_or_default();
+        for key in needs {
+            for t in reg.tools().iter().filter(|t| t.produces.contains(&key)) {
+                if !out.contains(&t.name) {
+                    out.push(t.name.clone());
+                }
+            }
+        }
+        i += 1;
     }
     out
 }
@@ -176,6 +200,37 @@ mod tests {
         assert!(!rules.allows(kit::keys::GPR_VELOCITY));
         assert!(rules.table(kit::keys::ELECTRODE_FILE).is_some());
         assert!(rules.settings.iter().all(|k| !k.ends_with("_file")));
+    }
+
+    #[test]
+    fn a_missing_product_is_blamed_only_on_a_failure_upstream_of_it() {
+        // Issue 17: "water content not delivered" was blamed on an unrelated GPR failure.
+        let mut ctx = RunContext::new("What is the water content?");
+        ctx.begin("process_gpr_line", "").label = "Process GPR".into();
+        ctx.finish(
+            "",
+            crate::runtime::StepStatus::Failed,
+            "GPR file unreadable",
+        );
+        let why = shortfall_reasons(&ctx)
+            .into_iter()
+            .find(|(what, _)| what.contains("water content"))
+            .map(|(_, why)| why)
+            .unwrap_or_default();
+        assert!(!why.contains("GPR"), "{why}");
+        // A failure upstream (loading the ERT data) is named.
+        ctx.begin("load_ert_surveys", "").label = "Load ERT surveys".into();
+        ctx.finish(
+            "",
+            crate::runtime::StepStatus::Failed,
+            "ert/a.dat, line 7: expected 4 numbers",
+        );
+        let why = shortfall_reasons(&ctx)
+            .into_iter()
+            .find(|(what, _)| what.contains("water content"))
+            .map(|(_, why)| why)
+            .unwrap_or_default();
+        assert!(why.contains("line 7"), "{why}");
     }
 
     #[test]

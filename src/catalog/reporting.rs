@@ -6,7 +6,7 @@ use super::kit::keys;
 use super::kit::register_all;
 use super::shortfall_reasons;
 use crate::report::{self, NotDelivered, ReportInput};
-use crate::runtime::run_folder::incomplete_because;
+use crate::runtime::run_folder::{RunStatus, incomplete_because};
 use crate::runtime::tool::RegistryError;
 use crate::runtime::{Outputs, Registry, RunContext, StepStatus, Tool};
 
@@ -77,10 +77,31 @@ pub fn not_delivered(ctx: &RunContext) -> Vec<NotDelivered> {
     {
         out.push(NotDelivered {
             what: s.label_or_tool().to_string(),
-            why: format!("Left out with the user's agreement: {}", s.error),
+            why: left_out_because(&s.error),
+        });
+    }
+    for u in &ctx.shortfalls {
+        out.push(NotDelivered {
+            what: u.what.clone(),
+            why: if u.output {
+                format!(
+                    "could not be written ({}); the result stays in this run and in the report",
+                    u.why
+                )
+            } else {
+                format!("left out, the step went on without it: {}", u.why)
+            },
         });
     }
     out
+}
+
+/// "Left out with the user's agreement: …", said once even when the step's own record
+/// already starts with it.
+fn left_out_because(error: &str) -> String {
+    const PREFIX: &str = "Left out with the user's agreement: ";
+    let rest = error.strip_prefix(PREFIX).unwrap_or(error);
+    format!("{PREFIX}{rest}")
 }
 
 /// Survey dates the products carry (`survey_dates` or `survey_date` among their key numbers).
@@ -113,22 +134,11 @@ fn capitalise(s: &str) -> String {
     }
 }
 
-/// Write the report for the run as it stands.
-pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
-    let dir = match &ctx.output_dir {
-        Some(d) => d.clone(),
-        None => super::kit::run_subdir(ctx, "report")?,
-    };
-    let mut reasons = incomplete_because(ctx, "__report_being_written__");
-    reasons.retain(|r| !r.contains("report"));
-    reasons.extend(super::assess(ctx));
-    let input = ReportInput {
+/// What the report is written from, with the status and reasons it is to state.
+fn report_input(ctx: &RunContext, status: &str, reasons: Vec<String>) -> ReportInput {
+    ReportInput {
         not_delivered: not_delivered(ctx),
-        status: if reasons.is_empty() {
-            "success".into()
-        } else {
-            "incomplete".into()
-        },
+        status: status.to_string(),
         reasons,
         site: ctx
             .config_str(keys::SITE)
@@ -142,7 +152,24 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
         survey_dates: survey_dates(ctx),
         model_text: Vec::new(),
         sections: super::kit::methods::report_sections(),
+    }
+}
+
+/// Write the report for the run as it stands.
+pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
+    let dir = match &ctx.output_dir {
+        Some(d) => d.clone(),
+        None => super::kit::run_subdir(ctx, "report")?,
     };
+    let mut reasons = incomplete_because(ctx, "__report_being_written__");
+    reasons.retain(|r| !r.contains("report"));
+    reasons.extend(super::assess(ctx));
+    let status = if reasons.is_empty() {
+        "success"
+    } else {
+        "incomplete"
+    };
+    let input = report_input(ctx, status, reasons);
     let files = report::write(ctx, &input, &dir)?;
     let n_nd = input.not_delivered.len();
     let summary = format!(
@@ -159,6 +186,32 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
         summary,
         Outputs::new().put(keys::REPORT_FILES, Arc::new(ReportProduct { files })),
     ))
+}
+
+/// After the last step: rewrite the report with the run's final status (decided once,
+/// from what was delivered), or, for a stopped run without one, write a report of the steps
+/// that ran. A write that fails is a warning; the run's record is unchanged.
+pub fn finalize(ctx: &mut RunContext, status: RunStatus, reasons: &[String]) {
+    let Some(dir) = ctx.output_dir.clone() else {
+        return;
+    };
+    let had_report = ctx.product(keys::REPORT_FILES).is_some();
+    if !had_report && status != RunStatus::Stopped {
+        return;
+    }
+    let input = report_input(ctx, status.word(), reasons.to_vec());
+    match report::write(ctx, &input, &dir) {
+        Ok(files) if !had_report => ctx.put(
+            keys::REPORT_FILES,
+            Arc::new(ReportProduct { files }),
+            Some("the report of the steps that ran before the stop".into()),
+        ),
+        Ok(_) => {}
+        Err(e) => ctx.note(&format!(
+            "The report could not be written with the run's final status ({}): {e}",
+            status.word()
+        )),
+    }
 }
 
 /// Register the report tools (last, in dependency order).
@@ -190,4 +243,42 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .when(|ctx| ctx.product(keys::INVERSION_RESULTS).is_none() && !ctx.projected(keys::INVERSION_RESULTS) && (!has_ert(ctx) || ctx.attempted("load_ert_surveys") > 0 || ctx.skipped("load_ert_surveys")) && !others_pending(ctx)),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_left_out_by_the_user_says_so_once() {
+        // Issue 17: "Left out with the user's agreement: Left out with the user's agreement: …".
+        let mut ctx = RunContext::new("x");
+        ctx.begin("invert_gpr", "").label = "Process GPR".into();
+        ctx.finish(
+            "",
+            StepStatus::Skipped,
+            "Left out with the user's agreement: not needed for the water table",
+        );
+        let nd = not_delivered(&ctx);
+        assert_eq!(nd.len(), 1, "{nd:?}");
+        assert_eq!(
+            nd[0].why,
+            "Left out with the user's agreement: not needed for the water table"
+        );
+    }
+
+    #[test]
+    fn a_file_not_written_is_named_in_not_delivered() {
+        let mut ctx = RunContext::new("x");
+        ctx.begin("invert_ert", "");
+        ctx.not_written(std::path::Path::new("products/ert_cells.csv"), "disk full");
+        ctx.finish("Inverted.", StepStatus::Ok, "");
+        let nd = not_delivered(&ctx);
+        assert!(
+            nd.iter()
+                .any(|n| n.what.contains("products/ert_cells.csv") && n.why.contains("disk full")),
+            "{nd:?}"
+        );
+        assert_eq!(ctx.shortfalls[0].tool, "invert_ert");
+    }
 }

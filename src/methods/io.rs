@@ -73,7 +73,8 @@ impl ReadError {
     }
 }
 
-/// `text` cut to `max` characters with an ellipsis, quoted; `"end of file"` when empty.
+/// `text` cut to `max` characters with an ellipsis, quoted, control bytes shown as `\xNN`
+/// (a file's content is never quoted raw); `"an empty line"` when empty.
 pub fn shorten(text: &str, max: usize) -> String {
     let t = text.trim_end_matches(['\r', '\n']);
     if t.is_empty() {
@@ -83,7 +84,21 @@ pub fn shorten(text: &str, max: usize) -> String {
     if t.chars().count() > max {
         out.push('…');
     }
-    format!("\"{out}\"")
+    format!("\"{}\"", escape_control(&out, ""))
+}
+
+/// `text` with every control character (below U+0020, and U+007F) written as `\xNN`, except
+/// those listed in `keep` (e.g. `"\n\t"` for a Markdown document).
+pub fn escape_control(text: &str, keep: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if (c < ' ' || c == '\u{7f}') && !keep.contains(c) {
+            out.push_str(&format!("\\x{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The largest data file read (4 GiB: a long GPR line is hundreds of MB; more is not one
@@ -264,5 +279,21 @@ mod tests {
     #[test]
     fn fields_split_on_any_separator() {
         assert_eq!(fields(" 1, 2;3\t4  5 "), vec!["1", "2", "3", "4", "5"]);
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    #[test]
+    fn control_bytes_are_shown_as_hex_never_raw() {
+        // Issue 17: a truncated ERT file put a NUL byte into report.md.
+        assert_eq!(
+            escape_control("a\0b\x1bc\td\n", ""),
+            "a\\x00b\\x1Bc\\x09d\\x0A"
+        );
+        assert_eq!(escape_control("a\tb\nc\rd", "\n\t"), "a\tb\nc\\x0Dd");
+        assert_eq!(shorten("12\0\0\0", 80), "\"12\\x00\\x00\\x00\"");
     }
 }

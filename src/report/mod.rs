@@ -74,7 +74,9 @@ pub fn write(
     input: &ReportInput,
     dir: &Path,
 ) -> Result<ReportFiles, ReportError> {
-    let md = markdown(ctx, input, dir);
+    // Quoted file content, step errors and warnings can carry control bytes (a truncated
+    // binary file): the report shows them as `\xNN`, never raw.
+    let md = crate::methods::io::escape_control(&markdown(ctx, input, dir), "\n\t");
     let md_path = dir.join("report.md");
     std::fs::write(&md_path, &md).map_err(|source| ReportError::Io {
         path: md_path.clone(),
@@ -253,7 +255,13 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
     for q in &ctx.questions {
         let who = match q.by {
             AnsweredBy::User => "answered",
-            AnsweredBy::Default => "nobody answered; the default was taken:",
+            AnsweredBy::Default => "the answer matched no option; the default was taken:",
+            AnsweredBy::NobodyAsked => {
+                "nobody could be asked (nobody_asked); the default was taken:"
+            }
+            AnsweredBy::ClosedWithoutAnswer => {
+                "the window closed before an answer (closed_without_answer); the default was taken:"
+            }
         };
         let label = q
             .options
@@ -265,7 +273,11 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
     for a in &ctx.approvals {
         let who = match a.by {
             AnsweredBy::User => "the user answered",
-            AnsweredBy::Default => "nobody was there; the safe default was",
+            AnsweredBy::Default => "no valid answer came; the safe default was",
+            AnsweredBy::NobodyAsked => "nobody could be asked (nobody_asked); the safe default was",
+            AnsweredBy::ClosedWithoutAnswer => {
+                "the window closed before an answer (closed_without_answer); the safe default was"
+            }
         };
         decisions.push(format!(
             "- Step {} ({}): {who} **{}**.",
@@ -325,6 +337,8 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
             let who = match r.by {
                 AnsweredBy::User => "you",
                 AnsweredBy::Default => "nobody (the default)",
+                AnsweredBy::NobodyAsked => "nobody, since nobody could be asked (the default)",
+                AnsweredBy::ClosedWithoutAnswer => "nobody, the window closed first (the default)",
             };
             let _ = writeln!(
                 out,
@@ -486,6 +500,21 @@ fn list_files(dir: &Path) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::runtime::context::Ended;
+
+    #[test]
+    fn notes_from_the_run_itself_are_never_shown_as_the_users() {
+        // Issue 17: system sentences were printed as "Note from the user during the run".
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = RunContext::new("x");
+        ctx.run_notes
+            .push("You asked: which line? The user chose: line 1.".into());
+        let md = markdown(&ctx, &ReportInput::default(), dir.path());
+        assert!(!md.contains("Note from the user"), "{md}");
+        // The user's own note is reported as theirs.
+        ctx.guidance.push("use lambda 5".into());
+        let md = markdown(&ctx, &ReportInput::default(), dir.path());
+        assert!(md.contains("Note from the user during the run: “use lambda 5”"));
+    }
 
     #[test]
     fn an_incomplete_run_says_so_first_and_lists_what_it_did_not_deliver() {

@@ -104,6 +104,23 @@ pub struct SettingChange {
     pub why: String,
 }
 
+/// Something a step that otherwise succeeded did not deliver: an output file it could not
+/// write (output is a convenience: the product stays), or an input it left out (one bad
+/// file of four). The run is incomplete and the report's Not delivered names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shortfall {
+    /// What is missing ("File products/ert_cells.csv", "ERT file ert/2024-06-01.dat").
+    pub what: String,
+    /// Why, with the file's line where a reader gave one.
+    pub why: String,
+    /// The file concerned.
+    pub path: PathBuf,
+    /// The step's tool.
+    pub tool: String,
+    /// An output the step could not write (true) or an input it left out (false).
+    pub output: bool,
+}
+
 /// A derived file standing in for a user's input (a rewritten coordinate table), kept in the
 /// run folder; the user's file is untouched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -170,8 +187,11 @@ pub struct RunContext {
     pub warnings: Vec<String>,
     /// Choices put to the user and the answers.
     pub questions: Vec<QuestionRecord>,
-    /// What the user told the run while it worked, in order.
+    /// What the user told the run while it worked, in order: the user's notes only.
     pub guidance: Vec<String>,
+    /// What the run tells the model about its own doings (answers to questions it put,
+    /// proposals not carried out): never shown as the user's words.
+    pub run_notes: Vec<String>,
     /// Off-route actions put to the user.
     pub proposals: Vec<ProposalRecord>,
     /// Step-by-step approvals and their answers.
@@ -180,6 +200,8 @@ pub struct RunContext {
     pub scripts: Vec<super::script_record::ScriptRecord>,
     /// Settings changed mid-run, and by whom.
     pub setting_changes: Vec<SettingChange>,
+    /// What steps that succeeded did not deliver (files not written, inputs left out).
+    pub shortfalls: Vec<Shortfall>,
     /// How the loop ended; `None` until it has.
     pub ended: Option<Ended>,
     /// Tokens and cost so far.
@@ -229,10 +251,12 @@ impl RunContext {
             warnings: Vec::new(),
             questions: Vec::new(),
             guidance: Vec::new(),
+            run_notes: Vec::new(),
             proposals: Vec::new(),
             approvals: Vec::new(),
             scripts: Vec::new(),
             setting_changes: Vec::new(),
+            shortfalls: Vec::new(),
             ended: None,
             usage: UsageTotals::default(),
             reopened: HashMap::new(),
@@ -634,6 +658,34 @@ impl RunContext {
         });
     }
 
+    /// Record an output file the open step could not write: a warning naming the file and
+    /// why, and a [`Shortfall`]; the step goes on.
+    pub fn not_written(&mut self, path: &Path, why: &str) {
+        self.note(&format!(
+            "{} could not be written ({why}); the result it would hold stays in the run.",
+            path.display()
+        ));
+        self.shortfall(format!("File {}", path.display()), why, path, true);
+    }
+
+    /// Record an input the open step left out because it could not be used (`why` names the
+    /// line); the step goes on with the others.
+    pub fn left_out(&mut self, what: &str, path: &Path, why: &str) {
+        self.note(&format!("{what} was left out: {why}"));
+        self.shortfall(what.to_string(), why, path, false);
+    }
+
+    fn shortfall(&mut self, what: String, why: &str, path: &Path, output: bool) {
+        let tool = self.open_step().map(|s| s.tool.clone()).unwrap_or_default();
+        self.shortfalls.push(Shortfall {
+            what,
+            why: why.to_string(),
+            path: path.to_path_buf(),
+            tool,
+            output,
+        });
+    }
+
     /// Report how far a long step is (0–1) and what it is doing.
     pub fn progress(&self, fraction: f64, detail: &str) {
         self.events.emit(&Event::Progress {
@@ -671,6 +723,14 @@ impl RunContext {
     /// Whether somebody can answer questions.
     pub fn has_interaction(&self) -> bool {
         self.interaction.is_some()
+    }
+
+    /// Who "answered" a request nobody answered: nobody could be asked, or the window
+    /// closed with it open.
+    pub fn absent(&self) -> AnsweredBy {
+        self.interaction
+            .as_ref()
+            .map_or(AnsweredBy::NobodyAsked, |i| i.absent())
     }
 
     /// The interaction, for the controller's approval gate.
@@ -747,7 +807,7 @@ impl RunContext {
                 self.note(&format!(
                     "Nobody was available to answer: {question} Continued with '{default}'."
                 ));
-                (default.clone(), AnsweredBy::Default)
+                (default.clone(), self.absent())
             }
         };
         self.events.emit(&Event::Answered {
@@ -800,7 +860,7 @@ impl RunContext {
                     run: false,
                     edited_source: None,
                 },
-                AnsweredBy::Default,
+                self.absent(),
             ),
         };
         self.events.emit(&Event::Answered {
@@ -857,6 +917,12 @@ impl RunContext {
         if !self.guidance.is_empty() {
             out.push_str("What the user said during the run:\n");
             for g in &self.guidance {
+                out.push_str(&format!("  - {g}\n"));
+            }
+        }
+        if !self.run_notes.is_empty() {
+            out.push_str("Notes from the run itself:\n");
+            for g in &self.run_notes {
                 out.push_str(&format!("  - {g}\n"));
             }
         }

@@ -402,8 +402,9 @@ fn record_not_run(
     emit_finished(ctx);
 }
 
-/// The approval gate of step-by-step mode. Nobody there, or a gate that fails → stop.
-fn approve(ctx: &mut RunContext, tool: &Tool, reason: &str) -> Verdict {
+/// The approval gate of step-by-step mode. Nobody there, or a gate that fails → stop; the
+/// answer says who gave it (`user`, `nobody_asked`, `closed_without_answer`).
+fn approve(ctx: &mut RunContext, tool: &Tool, reason: &str) -> (Verdict, AnsweredBy) {
     let id = ctx.next_id();
     let request = ApprovalRequest {
         id,
@@ -429,10 +430,12 @@ fn approve(ctx: &mut RunContext, tool: &Tool, reason: &str) -> Verdict {
     });
     let (verdict, by) = match answer {
         Some(v) => (v, AnsweredBy::User),
-        None => (Verdict::Stop, AnsweredBy::Default),
+        None => (Verdict::Stop, ctx.absent()),
     };
-    if by == AnsweredBy::Default {
-        ctx.note("Step by step needs somebody to approve each step; nobody was there, so the run stopped rather than proceed unapproved.");
+    match by {
+        AnsweredBy::ClosedWithoutAnswer => ctx.note("The window closed while a step waited for approval, so the run stopped rather than proceed unapproved."),
+        AnsweredBy::User => {}
+        _ => ctx.note("Step by step needs somebody to approve each step; nobody could be asked, so the run stopped rather than proceed unapproved."),
     }
     let word = match verdict {
         Verdict::Proceed => "proceed",
@@ -450,7 +453,7 @@ fn approve(ctx: &mut RunContext, tool: &Tool, reason: &str) -> Verdict {
         answer: word.into(),
         by,
     });
-    verdict
+    (verdict, by)
 }
 
 /// Diagnose a failed step and, if a setting can be blamed, run it again once.
@@ -726,7 +729,7 @@ pub fn run_controller(
                         }
                     }
                     super::toolbox::Proposed::Done => {}
-                    super::toolbox::Proposed::No(why) => ctx.guidance.push(format!("Your proposal was not carried out: {why}")),
+                    super::toolbox::Proposed::No(why) => ctx.run_notes.push(format!("Your proposal was not carried out: {why}")),
                 }
                 emit_route(ctx, registry, finish);
                 continue;
@@ -792,8 +795,8 @@ pub fn run_controller(
             };
             let tool = tool.clone();
             match approve(ctx, &tool, &reason) {
-                Verdict::Proceed => {}
-                Verdict::Skip => {
+                (Verdict::Proceed, _) => {}
+                (Verdict::Skip, _) => {
                     record_not_run(
                         ctx,
                         registry,
@@ -806,16 +809,17 @@ pub fn run_controller(
                     emit_route(ctx, registry, finish);
                     continue;
                 }
-                Verdict::Stop => {
-                    record_not_run(
-                        ctx,
-                        registry,
-                        &name,
-                        &reason,
-                        StepStatus::Skipped,
-                        "Stopped at the user's request before this step ran.",
-                        by,
-                    );
+                (Verdict::Stop, answered) => {
+                    let why = match answered {
+                        AnsweredBy::User => "Stopped at the user's request before this step ran.",
+                        AnsweredBy::ClosedWithoutAnswer => {
+                            "Not run: the window closed while this step waited for approval (closed_without_answer)."
+                        }
+                        _ => {
+                            "Not run: step by step needs a person to approve each step, and nobody could be asked (nobody_asked)."
+                        }
+                    };
+                    record_not_run(ctx, registry, &name, &reason, StepStatus::Skipped, why, by);
                     return end(ctx, Ended::Stopped);
                 }
             }
@@ -902,7 +906,7 @@ mod tests {
     use super::*;
     use crate::runtime::decide::{DecideError, ScriptedDecider};
     use crate::runtime::events::collect;
-    use crate::runtime::interaction::Scripted;
+    use crate::runtime::interaction::{Interaction, Scripted};
     use crate::runtime::product::JsonProduct;
     use crate::runtime::tool::{Outputs, ToolResult};
     use std::sync::Mutex;
@@ -1253,6 +1257,62 @@ mod tests {
         );
         assert_eq!(ended, Ended::Stopped);
         assert!(ctx.steps.iter().all(|s| s.status != StepStatus::Ok));
+        // Issue 17: nobody's silence is not the user's choice.
+        assert_eq!(ctx.approvals[0].by, AnsweredBy::NobodyAsked);
+        let last = ctx.steps.last().unwrap();
+        assert!(last.error.contains("nobody_asked"), "{}", last.error);
+        assert!(!last.error.contains("user's request"), "{}", last.error);
+    }
+
+    /// A window that closed with every request open.
+    struct Closed;
+
+    impl Interaction for Closed {
+        fn approve(&self, _: &crate::runtime::interaction::ApprovalRequest) -> Option<Verdict> {
+            None
+        }
+        fn ask(&self, _: &crate::runtime::interaction::QuestionRequest) -> Option<String> {
+            None
+        }
+        fn review_script(
+            &self,
+            _: &crate::runtime::interaction::ScriptRequest,
+        ) -> Option<crate::runtime::interaction::ScriptAnswer> {
+            None
+        }
+        fn absent(&self) -> AnsweredBy {
+            AnsweredBy::ClosedWithoutAnswer
+        }
+    }
+
+    #[test]
+    fn an_approval_closed_with_the_window_is_recorded_as_closed_without_answer() {
+        let reg = chain();
+        let mut ctx = RunContext::new("goal").with_interaction(Arc::new(Closed));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        ctx.events.subscribe(collect(seen.clone()));
+        let ended = run_controller(
+            &mut ctx,
+            &reg,
+            None,
+            &RunOptions {
+                mode: Mode::StepByStep,
+                ..Default::default()
+            },
+        );
+        assert_eq!(ended, Ended::Stopped);
+        assert_eq!(ctx.approvals[0].by, AnsweredBy::ClosedWithoutAnswer);
+        assert!(ctx.steps[0].error.contains("closed_without_answer"));
+        let answered = seen.lock().unwrap().iter().any(|e| {
+            matches!(
+                e,
+                Event::Answered {
+                    by: AnsweredBy::ClosedWithoutAnswer,
+                    ..
+                }
+            )
+        });
+        assert!(answered, "the journal's event says who answered");
     }
 
     #[test]
@@ -1627,7 +1687,7 @@ mod tests {
         assert_eq!(ctx.proposals.len(), 2);
         assert!(ctx.proposals[0].accepted, "climate accepted");
         assert!(!ctx.proposals[1].accepted, "leaving out 'other' declined");
-        assert!(ctx.guidance.iter().any(|g| g.contains("kept those steps")));
+        assert!(ctx.run_notes.iter().any(|g| g.contains("kept those steps")));
     }
 
     #[test]

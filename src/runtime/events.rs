@@ -59,8 +59,29 @@ pub enum Verdict {
 pub enum AnsweredBy {
     /// A person chose it.
     User,
-    /// Nobody was there (headless, window closed, no terminal): the safe default was taken.
+    /// An answer came that matched no option, so the default was taken.
     Default,
+    /// Nobody could be asked (headless, no terminal): the safe default was taken.
+    NobodyAsked,
+    /// The window closed while the request was open: the safe default was taken.
+    ClosedWithoutAnswer,
+}
+
+impl AnsweredBy {
+    /// The word used in the journal and `result.json`.
+    pub fn word(self) -> &'static str {
+        match self {
+            AnsweredBy::User => "user",
+            AnsweredBy::Default => "default",
+            AnsweredBy::NobodyAsked => "nobody_asked",
+            AnsweredBy::ClosedWithoutAnswer => "closed_without_answer",
+        }
+    }
+
+    /// Whether a person gave this answer.
+    pub fn is_user(self) -> bool {
+        self == AnsweredBy::User
+    }
 }
 
 /// Everything a run reports, in order. Serialised with a `"event"` tag, one per journal line.

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::events::{QuestionOption, Verdict};
+use super::events::{AnsweredBy, QuestionOption, Verdict};
 
 /// A step-by-step approval request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -75,6 +75,11 @@ pub trait Interaction: Send + Sync {
     fn ask(&self, request: &QuestionRequest) -> Option<String>;
     /// The decision on a script; `None` when nobody is there (treated as decline).
     fn review_script(&self, request: &ScriptRequest) -> Option<ScriptAnswer>;
+    /// Why the last request got no answer: nobody could be asked (the default), or the
+    /// window closed with it open.
+    fn absent(&self) -> AnsweredBy {
+        AnsweredBy::NobodyAsked
+    }
 }
 
 /// Nobody is there: every request resolves to its safe default.

@@ -585,7 +585,7 @@ mod tests {
         }
         assert!(offer_reader(&mut ctx, &mut d, "station_file", "e").is_err());
         assert_eq!(ctx.scripts[0].decision, "decline");
-        assert_eq!(ctx.scripts[0].by, AnsweredBy::Default);
+        assert_eq!(ctx.scripts[0].by, AnsweredBy::NobodyAsked);
         assert!(!tmp.path().join("run/adapted").exists());
     }
 

@@ -190,21 +190,40 @@ pub fn write_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// Why the run cannot be called a success, from what the runtime alone knows: nothing ran,
-/// it was stopped or hit the step limit before the finish artifact, a step failed and was
-/// never recovered, a step was interrupted, no finish artifact.
+/// The reason a run that delivered nothing but (at most) its report gives.
+pub const NOTHING_DELIVERED: &str =
+    "No step could run with the inputs given, so the run produced nothing to answer the request.";
+
+/// Whether a step that finished `ok` stored a product other than the report (`finish`, or
+/// [`REPORT_KEY`] when the report is being written): the goal can only be served by one.
+pub fn delivered_any(ctx: &RunContext, finish: &str) -> bool {
+    ctx.steps.iter().any(|s| {
+        s.status == StepStatus::Ok
+            && s.produced
+                .iter()
+                .any(|k| k != finish && k != REPORT_KEY && ctx.product(k).is_some())
+    })
+}
+
+/// The reason a stopped run gives (its report, written after the stop, covers what ran).
+pub const STOPPED_REASON: &str =
+    "The run was stopped before it finished; only the steps that ran before the stop are reported.";
+
+/// The finish artifact's usual key (the report files).
+pub const REPORT_KEY: &str = "report_files";
+
+/// Why the run cannot be called a success, from what the runtime alone knows: nothing but
+/// the report was delivered, it was stopped or hit the step limit before the finish artifact,
+/// a step failed and was never recovered, a step was interrupted, no finish artifact.
 pub fn incomplete_because(ctx: &RunContext, finish: &str) -> Vec<String> {
     let mut reasons = Vec::new();
     let ran_any = ctx.steps.iter().any(|s| s.status == StepStatus::Ok);
-    if !ran_any {
-        reasons
-            .push("No step could run with the inputs given, so the run produced nothing.".into());
+    if !delivered_any(ctx, finish) {
+        reasons.push(NOTHING_DELIVERED.into());
     }
     let finished = ctx.has(&[finish]) && !ctx.projected(finish);
     match ctx.ended {
-        Some(Ended::Stopped) if !finished => {
-            reasons.push("The run was stopped before a report was written.".into())
-        }
+        Some(Ended::Stopped) => reasons.push(STOPPED_REASON.into()),
         Some(Ended::StepLimit) if !finished => reasons
             .push("The run used every step it was allowed before a report was written.".into()),
         Some(Ended::Broke) => {
@@ -226,6 +245,10 @@ pub fn incomplete_because(ctx: &RunContext, finish: &str) -> Vec<String> {
             });
         }
     }
+    for u in &ctx.shortfalls {
+        let verb = if u.output { "not written" } else { "left out" };
+        reasons.push(format!("{} was {verb}: {}", u.what, u.why));
+    }
     if ran_any && !finished && !matches!(ctx.ended, Some(Ended::Stopped | Ended::StepLimit)) {
         reasons.push("No report was written.".into());
     }
@@ -240,8 +263,7 @@ pub fn status_of(ctx: &RunContext, finish: &str, extra: Vec<String>) -> (RunStat
             reasons.push(r);
         }
     }
-    let finished = ctx.has(&[finish]) && !ctx.projected(finish);
-    let status = if ctx.ended == Some(Ended::Stopped) && !finished {
+    let status = if ctx.ended == Some(Ended::Stopped) {
         RunStatus::Stopped
     } else if reasons.is_empty() {
         RunStatus::Success
@@ -259,6 +281,17 @@ pub fn result_json(
     report: Option<(&Path, &Path)>,
 ) -> Value {
     let (status, reasons) = status_of(ctx, finish, extra);
+    result_value(ctx, status, &reasons, report)
+}
+
+/// The content of `result.json` for a status already decided (the final one, computed once
+/// after the last step, so `result.json`, the report and the CLI say the same).
+pub fn result_value(
+    ctx: &RunContext,
+    status: RunStatus,
+    reasons: &[String],
+    report: Option<(&Path, &Path)>,
+) -> Value {
     let steps: Vec<Value> = ctx
         .steps
         .iter()
@@ -309,7 +342,10 @@ pub fn result_json(
         "report": report.map(|(md, html)| json!({"markdown": md.display().to_string(), "html": html.display().to_string()})),
         "warnings": ctx.warnings,
         "questions": ctx.questions,
+        "approvals": ctx.approvals,
+        "user_notes": ctx.guidance,
         "setting_changes": ctx.setting_changes,
+        "shortfalls": ctx.shortfalls,
         "usage": ctx.usage,
         "seconds": (ctx.elapsed_s() * 1000.0).round() / 1000.0,
     })
@@ -319,6 +355,31 @@ pub fn result_json(
 mod tests {
     use super::*;
     use crate::runtime::product::JsonProduct;
+
+    /// A `load` step that stored `key`.
+    fn delivered(ctx: &mut RunContext, key: &str) {
+        ctx.begin("load", "").produced.push(key.into());
+        ctx.finish("ok", StepStatus::Ok, "");
+        ctx.put_value(key, JsonProduct::new("d", Value::Null));
+    }
+
+    #[test]
+    fn a_run_that_only_wrote_its_report_is_incomplete() {
+        // The goal-only project of issue 17: the report step ran, nothing else did.
+        let mut ctx = RunContext::new("nothing to do");
+        ctx.begin("write_survey_report", "")
+            .produced
+            .push(REPORT_KEY.into());
+        ctx.finish("Wrote the report.", StepStatus::Ok, "");
+        ctx.put_value(REPORT_KEY, JsonProduct::new("r", Value::Null));
+        ctx.ended = Some(Ended::Finished);
+        let (status, reasons) = status_of(&ctx, REPORT_KEY, vec![]);
+        assert_eq!(status, RunStatus::Incomplete);
+        assert_eq!(reasons, vec![NOTHING_DELIVERED.to_string()]);
+        // With one real product it would be a success: the check can pass as well as fail.
+        delivered(&mut ctx, "data");
+        assert_eq!(status_of(&ctx, REPORT_KEY, vec![]).0, RunStatus::Success);
+    }
 
     #[test]
     fn civil_dates_from_unix_seconds() {
@@ -343,15 +404,13 @@ mod tests {
         ctx.ended = Some(Ended::Exhausted);
         let (status, reasons) = status_of(&ctx, "report_files", vec![]);
         assert_eq!(status, RunStatus::Incomplete);
-        assert_eq!(
-            reasons[0],
-            "No step could run with the inputs given, so the run produced nothing."
-        );
+        assert_eq!(reasons[0], NOTHING_DELIVERED);
     }
 
     #[test]
     fn a_failed_step_never_recovered_makes_the_run_incomplete() {
         let mut ctx = RunContext::new("x");
+        delivered(&mut ctx, "seismic_model");
         ctx.begin("invert_tdem", "");
         ctx.open_step_mut().unwrap().label = "Run TDEM inversion".into();
         ctx.finish("", StepStatus::Failed, "TDEM data file not found: s.csv");
@@ -370,14 +429,10 @@ mod tests {
     #[test]
     fn stopped_before_the_report_is_stopped() {
         let mut ctx = RunContext::new("x");
-        ctx.begin("load", "");
-        ctx.finish("ok", StepStatus::Ok, "");
+        delivered(&mut ctx, "data");
         ctx.ended = Some(Ended::Stopped);
         let (status, reasons) = status_of(&ctx, "report_files", vec![]);
         assert_eq!(status, RunStatus::Stopped);
-        assert_eq!(
-            reasons,
-            vec!["The run was stopped before a report was written.".to_string()]
-        );
+        assert_eq!(reasons, vec![STOPPED_REASON.to_string()]);
     }
 }

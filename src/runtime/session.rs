@@ -12,7 +12,7 @@ use super::events::{Event, Listener};
 use super::interaction::Interaction;
 use super::journal::{JOURNAL_FILE, Journal};
 use super::project::Project;
-use super::run_folder::{RESULT_FILE, RunFolder, RunStatus, result_json, status_of, write_atomic};
+use super::run_folder::{RESULT_FILE, RunFolder, RunStatus, result_value, status_of, write_atomic};
 use super::steering::Steering;
 use super::tool::Registry;
 
@@ -47,7 +47,14 @@ pub struct RunSpec {
     pub protected: Option<Assess>,
     /// Notes to record at the start (e.g. files adopted from the request).
     pub notes: Vec<String>,
+    /// Called once after the last step with the run's final status and reasons (the
+    /// catalog rewrites the report with them, or writes one for a stopped run), so the
+    /// report, `result.json` and the CLI say the same.
+    pub finalize: Option<Finalize>,
 }
+
+/// The end-of-run hook: `(run, final status, reasons)`.
+pub type Finalize = Arc<dyn Fn(&mut RunContext, RunStatus, &[String]) + Send + Sync>;
 
 /// Receives `(key, product)` after each step that made them.
 pub type ProductSink = Arc<dyn Fn(&str, crate::runtime::SharedProduct) + Send + Sync>;
@@ -71,6 +78,7 @@ impl RunSpec {
             flexible: false,
             protected: None,
             notes: Vec::new(),
+            finalize: None,
         }
     }
 }
@@ -120,11 +128,23 @@ fn report_paths(ctx: &RunContext, finish: &str) -> Option<(PathBuf, PathBuf)> {
 
 fn write_result(ctx: &RunContext, dir: &Path, finish: &str, assess: &Option<Assess>) {
     let extra = assess.as_ref().map(|a| a(ctx)).unwrap_or_default();
+    let (status, reasons) = status_of(ctx, finish, extra);
+    write_result_as(ctx, dir, finish, status, &reasons);
+}
+
+/// Write `result.json` with a status already decided.
+fn write_result_as(
+    ctx: &RunContext,
+    dir: &Path,
+    finish: &str,
+    status: RunStatus,
+    reasons: &[String],
+) {
     let report = report_paths(ctx, finish);
-    let value = result_json(
+    let value = result_value(
         ctx,
-        finish,
-        extra,
+        status,
+        reasons,
         report.as_ref().map(|(m, h)| (m.as_path(), h.as_path())),
     );
     if let Err(e) = write_atomic(&dir.join(RESULT_FILE), &value) {
@@ -203,6 +223,7 @@ pub fn run(
     let finish2 = finish.clone();
     let assess2 = assess.clone();
     let sink = spec.on_product.clone();
+    let finalize = spec.finalize.clone();
     let options = RunOptions {
         mode: spec.mode,
         max_steps: spec.max_steps,
@@ -224,9 +245,14 @@ pub fn run(
     };
     write_result(&ctx, &dir, &finish, &assess);
     let ended = drive(&mut ctx, registry, decider, &options);
-    write_result(&ctx, &dir, &finish, &assess);
+    // The status is decided once, after the last step, from what was delivered; the report
+    // is then (re)written with it and result.json records the same.
     let extra = assess.as_ref().map(|a| a(&ctx)).unwrap_or_default();
     let (status, reasons) = status_of(&ctx, &finish, extra);
+    if let Some(f) = &finalize {
+        f(&mut ctx, status, &reasons);
+    }
+    write_result_as(&ctx, &dir, &finish, status, &reasons);
     ctx.events.emit(&Event::RunEnded {
         ended: ended.word().into(),
         status: status.word().into(),
@@ -333,6 +359,35 @@ mod tests {
                 .unwrap();
         assert_eq!(run_json["config"]["inversion_params"]["lambda"], 20);
         assert!(out.dir.starts_with(tmp.path().join("runs")));
+    }
+
+    #[test]
+    fn headless_step_by_step_records_nobody_asked_in_journal_and_result() {
+        // Issue 17: with nobody to approve, the step was recorded as stopped "at the user's
+        // request". Now the journal and result.json say nobody could be asked.
+        let tmp = tempfile::tempdir().unwrap();
+        let mut spec = RunSpec::new(project(tmp.path(), "1\n"));
+        spec.mode = Mode::StepByStep;
+        let out = run(spec, &registry(), None).unwrap();
+        assert_eq!(out.status, RunStatus::Stopped);
+        let result: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.dir.join(RESULT_FILE)).unwrap())
+                .unwrap();
+        assert_eq!(result["approvals"][0]["by"], "nobody_asked", "{result:#}");
+        assert_eq!(result["ended"], "stopped");
+        let step_error = result["steps"][0]["error"].as_str().unwrap();
+        assert!(!step_error.contains("user's request"), "{step_error}");
+        let journal = std::fs::read_to_string(out.dir.join(JOURNAL_FILE)).unwrap();
+        assert!(
+            journal
+                .lines()
+                .any(|l| l.contains("\"answered\"") && l.contains("\"nobody_asked\"")),
+            "{journal}"
+        );
+        assert!(
+            !journal.contains("\"by\":\"user\""),
+            "nobody answered as the user"
+        );
     }
 
     #[test]

@@ -425,7 +425,7 @@ pub fn propose(
             });
             match offer {
                 super::offers::Offer::Ran(r) => {
-                    ctx.guidance.push(format!(
+                    ctx.run_notes.push(format!(
                         "A temporary script ran ({task}) and returned {}.",
                         r.result
                     ));
@@ -459,11 +459,8 @@ pub fn propose(
                 .find(|o| o.id == answer)
                 .map(|o| o.label.clone())
                 .unwrap_or_default();
-            let by_default = ctx
-                .questions
-                .last()
-                .is_some_and(|q| q.by == super::events::AnsweredBy::Default);
-            ctx.guidance.push(format!(
+            let by_default = ctx.questions.last().is_some_and(|q| !q.by.is_user());
+            ctx.run_notes.push(format!(
                 "You asked: {question} The user chose: {chosen}{}.",
                 if by_default {
                     " (the default; nobody answered)"

@@ -36,6 +36,9 @@ pub enum Command {
     /// End the run: the running step is asked to stop early, and any open request is answered
     /// with its safe default.
     Stop,
+    /// The window closed: stop the run; every open request resolves to its safe default,
+    /// recorded as `closed_without_answer` (never as the person's answer).
+    Close,
     /// Stop at the step awaiting approval `id` (the approval dialog's "Stop here").
     StopAt {
         /// The approval request's id.
@@ -73,12 +76,16 @@ enum Reply {
     Script(u64, ScriptAnswer),
     /// Stop: every open request gets its safe default.
     StopAll,
+    /// The window closed: every open request gets its safe default, answered by nobody.
+    Closed,
 }
 
 /// The worker's side of the requests: waits for the reply with the matching id; a dropped
 /// channel or a stop is the safe default.
 struct BridgeInteraction {
     replies: Mutex<Receiver<Reply>>,
+    /// Set once a wait found the window gone: later defaults are `closed_without_answer`.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// How a wait ended.
@@ -97,12 +104,16 @@ impl BridgeInteraction {
         loop {
             match rx.recv_timeout(std::time::Duration::from_millis(200)) {
                 Ok(Reply::StopAll) => return Waited::Stopped,
+                Ok(Reply::Closed) => {
+                    self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+                    return Waited::Gone;
+                }
                 Ok(r) => {
                     let matches = match &r {
                         Reply::Approval(i, _) | Reply::Option(i, _) | Reply::Script(i, _) => {
                             *i == id
                         }
-                        Reply::StopAll => false,
+                        Reply::StopAll | Reply::Closed => false,
                     };
                     if matches && let Some(t) = pick(r) {
                         return Waited::Got(t);
@@ -110,7 +121,10 @@ impl BridgeInteraction {
                     // A stale answer to a request that is no longer open: ignored.
                 }
                 Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => return Waited::Gone,
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+                    return Waited::Gone;
+                }
             }
         }
     }
@@ -149,6 +163,14 @@ impl Interaction for BridgeInteraction {
                 edited_source: None,
             }),
             Waited::Gone => None,
+        }
+    }
+
+    fn absent(&self) -> crate::runtime::events::AnsweredBy {
+        if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            crate::runtime::events::AnsweredBy::ClosedWithoutAnswer
+        } else {
+            crate::runtime::events::AnsweredBy::NobodyAsked
         }
     }
 }
@@ -226,6 +248,7 @@ impl RunHandle {
         spec.steering = steering.clone();
         spec.interaction = Some(Arc::new(BridgeInteraction {
             replies: Mutex::new(reply_rx),
+            closed: std::sync::atomic::AtomicBool::new(false),
         }));
         let wake2 = wake.clone();
         spec.listeners.push(Box::new(move |e: &Event| {
@@ -247,6 +270,10 @@ impl RunHandle {
                     Command::Stop => {
                         steer2.stop();
                         let _ = reply_tx.send(Reply::StopAll);
+                    }
+                    Command::Close => {
+                        steer2.stop();
+                        let _ = reply_tx.send(Reply::Closed);
                     }
                     Command::StopAt { id } => {
                         let _ = reply_tx.send(Reply::Approval(id, Verdict::Stop));
@@ -270,8 +297,9 @@ impl RunHandle {
                     }
                 }
             }
+            // The UI dropped its sender: nobody is there to answer any more.
             steer2.stop();
-            let _ = reply_tx.send(Reply::StopAll);
+            let _ = reply_tx.send(Reply::Closed);
         });
         let shelf2 = shelf.clone();
         let dir2 = run_dir.clone();
@@ -332,6 +360,6 @@ impl RunHandle {
 impl Drop for RunHandle {
     fn drop(&mut self) {
         // Closing the window: stop the run; every open request resolves to its safe default.
-        let _ = self.commands.send(Command::Stop);
+        let _ = self.commands.send(Command::Close);
     }
 }

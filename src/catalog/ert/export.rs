@@ -111,30 +111,43 @@ pub fn read_bundle(dir: &Path) -> anyhow::Result<ErtModel> {
     serde_json::from_str(&text).map_err(|e| anyhow!("{}: {e}", p.display()))
 }
 
+/// The model's figures and exports (bundle, cells CSV, VTK). A figure or file that cannot
+/// be written is recorded on the run as not written; the model is never lost to it.
 pub(super) fn export_and_figures(
-    ctx: &RunContext,
+    ctx: &mut RunContext,
     model: &ErtModel,
     prefix: &str,
-) -> anyhow::Result<(Vec<PathBuf>, Figures)> {
+) -> (Vec<PathBuf>, Figures) {
     let thr = ctx.config_f64(keys::COVERAGE_THRESHOLD, DEFAULT_COVERAGE_THRESHOLD);
-    let figs = model_figures(ctx, model, prefix, thr)?;
-    let bundle = product_path(ctx, "ert_model")?;
-    let mut files = write_bundle(&bundle, model)?;
-    let csv = product_path(ctx, &format!("{prefix}_cells.csv"))?;
-    std::fs::copy(bundle.join("cells.csv"), &csv)?;
-    let vtk = product_path(ctx, &format!("{prefix}_model.vtk"))?;
-    std::fs::copy(bundle.join("model.vtk"), &vtk)?;
-    files.extend([csv, vtk]);
-    Ok((files, figs))
+    let figs = match model_figures(ctx, model, prefix, thr) {
+        Ok(f) => f,
+        Err(e) => {
+            let p = planned_path(ctx, "figures", &format!("{prefix}_model_*.png"));
+            ctx.not_written(&p, &format!("the model's figures: {e:#}"));
+            Vec::new()
+        }
+    };
+    let mut files = write_product(ctx, "ert_model", |dir| write_bundle(dir, model));
+    files.extend(write_product(ctx, &format!("{prefix}_cells.csv"), |p| {
+        let (header, rows) = cells_table(model);
+        let h: Vec<&str> = header.iter().map(String::as_str).collect();
+        write_csv(p, &h, &rows)?;
+        Ok(vec![p.to_path_buf()])
+    }));
+    files.extend(write_product(ctx, &format!("{prefix}_model.vtk"), |p| {
+        std::fs::write(p, vtk_text(model))?;
+        Ok(vec![p.to_path_buf()])
+    }));
+    (files, figs)
 }
 
 /// `products/ert_water_content_cells.csv`: per cell x, z, depth and, per time step, the mean,
 /// standard deviation and P10/P50/P90 of θ (m³/m³).
 pub(super) fn water_csv(
-    ctx: &RunContext,
+    ctx: &mut RunContext,
     section: &ModelSection,
     steps: &[WaterContent],
-) -> anyhow::Result<PathBuf> {
+) -> Vec<PathBuf> {
     let mut header: Vec<String> = vec!["x_m".into(), "z_m".into(), "depth_m".into()];
     for i in 0..steps.len() {
         for k in ["mean", "std", "p10", "p50", "p90"] {
@@ -152,8 +165,9 @@ pub(super) fn water_csv(
             row
         })
         .collect();
-    let csv = product_path(ctx, "ert_water_content_cells.csv")?;
-    let h: Vec<&str> = header.iter().map(String::as_str).collect();
-    write_csv(&csv, &h, &rows)?;
-    Ok(csv)
+    write_product(ctx, "ert_water_content_cells.csv", |csv| {
+        let h: Vec<&str> = header.iter().map(String::as_str).collect();
+        write_csv(csv, &h, &rows)?;
+        Ok(vec![csv.to_path_buf()])
+    })
 }

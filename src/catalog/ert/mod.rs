@@ -22,7 +22,7 @@ use super::intent;
 use super::kit::keys;
 use super::kit::register_all;
 use super::kit::settings::n_realizations;
-use super::kit::{Held, InterfaceLine, figure_path, held, product_path, write_csv};
+use super::kit::{Held, InterfaceLine, figure_path, held, planned_path, write_csv, write_product};
 use crate::methods::ert::evaluation::{Assessable, Evaluation, EvaluationSettings, evaluate};
 use crate::methods::ert::inversion::{
     InversionError, InversionParams, InversionResult, IterationRecord, ModelSection, StopReason,

@@ -38,18 +38,40 @@ impl ErtInputs {
     }
 }
 
-/// Read every ERT file with `instrument` (and the electrode table when given).
-pub fn load(inputs: &ErtInputs, instrument: Instrument) -> anyhow::Result<SurveySet> {
+/// The surveys that read, and each file that did not with its reader's message (file, line,
+/// expected, found — quoted content escaped).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The surveys read, in time order.
+    pub set: SurveySet,
+    /// `(file, why)` for each file that could not be read.
+    pub unread: Vec<(PathBuf, String)>,
+}
+
+/// Read every ERT file with `instrument` (and the electrode table when given). One bad file
+/// never sinks the others: it is listed in [`Loaded::unread`]; only when no file reads is it
+/// an error, naming each file and why.
+pub fn load(inputs: &ErtInputs, instrument: Instrument) -> anyhow::Result<Loaded> {
     let mut surveys = Vec::new();
+    let mut unread = Vec::new();
     for p in &inputs.files {
-        let s = match &inputs.electrodes {
+        match &inputs.electrodes {
             Some(e) => read_survey_with_electrodes(p, instrument, e),
             None => read_survey(p, instrument),
         }
-        .map_err(|e: ReadError| anyhow!("{e}"))?;
-        surveys.push(s);
+        .map_or_else(
+            |e: ReadError| unread.push((p.clone(), e.to_string())),
+            |s| surveys.push(s),
+        );
     }
-    Ok(SurveySet::new(surveys))
+    if surveys.is_empty() {
+        let whys: Vec<&str> = unread.iter().map(|(_, w)| w.as_str()).collect();
+        return Err(anyhow!("no ERT file could be read: {}", whys.join("; ")));
+    }
+    Ok(Loaded {
+        set: SurveySet::new(surveys),
+        unread,
+    })
 }
 
 /// Invert one survey (with seismic interfaces as boundaries when given).

@@ -271,3 +271,65 @@ fn derive_structure_uses_a_seismic_interface_across_the_section() {
     assert!(s.contains("constraint used"), "{s}");
     assert!(out.join("figures/ert_structure_model_0.png").is_file());
 }
+
+/// A Res2DInv general-array file: its layout is recognised only by a weak signature.
+const WEAK_RES2DINV: &str = "line\n1.0\n11\n0\nType of measurement (0=app. resistivity,1=resistance)\n1\n2\n1\n0\n\
+    4 0 0 3 0 1 0 2 0 1.5\n4 1 0 4 0 2 0 3 0 2.0\n0\n0\n";
+
+fn weak_format_context(name: &str, config: serde_json::Value) -> RunContext {
+    let out = out_dir(name);
+    let file = out.join("g.dat");
+    std::fs::write(&file, WEAK_RES2DINV).expect("write");
+    context(
+        "Invert the ERT line",
+        json!({ keys::ERT_FILE: file.display().to_string() }),
+        config,
+        &out,
+    )
+}
+
+#[test]
+fn a_weak_format_match_is_refused_headless_naming_the_instrument_setting() {
+    // Issue 17 / seed 001: "the device is chosen, not guessed". Without anybody to ask the
+    // only file is refused, and the message says which setting reads it.
+    let mut ctx = weak_format_context("weak-headless", json!({}));
+    let reg = crate::catalog::registry();
+    let status = invoke(
+        &mut ctx,
+        &reg,
+        "load_ert_surveys",
+        "test",
+        DecidedBy::Policy,
+    );
+    assert_eq!(status, StepStatus::Failed);
+    let error = &ctx.steps[0].error;
+    assert!(error.contains("\"instrument\": \"res2dinv\""), "{error}");
+    assert_eq!(
+        ctx.questions[0].by,
+        crate::runtime::events::AnsweredBy::NobodyAsked
+    );
+}
+
+#[test]
+fn a_weak_format_match_is_read_once_the_user_confirms_it() {
+    let mut ctx = weak_format_context("weak-asked", json!({})).with_interaction(Arc::new(
+        crate::runtime::interaction::Scripted {
+            ask: Box::new(|_| Some("read".into())),
+            ..Default::default()
+        },
+    ));
+    let summary = run(&mut ctx, "load_ert_surveys");
+    assert!(summary.contains("confirmed by the user"), "{summary}");
+    assert!(ctx.questions[0].question.contains("weak signature"));
+}
+
+#[test]
+fn a_format_chosen_in_the_settings_is_read_without_a_question() {
+    let mut ctx = weak_format_context("weak-chosen", json!({ keys::INSTRUMENT: "res2dinv" }));
+    let summary = run(&mut ctx, "load_ert_surveys");
+    assert!(ctx.questions.is_empty());
+    assert!(
+        summary.contains("chosen in the instrument setting"),
+        "{summary}"
+    );
+}

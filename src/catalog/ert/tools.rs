@@ -7,7 +7,12 @@ use super::*;
 /// `load_ert_surveys`: read every ERT file (with the electrode table when given).
 pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
     let inputs = ErtInputs::of(ctx)?;
-    let set = run::load(&inputs, instrument(ctx)?)?;
+    let run::Loaded { set, unread } = run::load(&inputs, instrument(ctx)?)?;
+    for (path, why) in &unread {
+        let what = format!("ERT file {}", path.display());
+        ctx.left_out(&what, path, why);
+    }
+    let set = confirm_guessed_formats(ctx, set)?;
     let mut figures = Vec::new();
     let mut lines = Vec::new();
     let mut guessed = Vec::new();
@@ -30,9 +35,11 @@ pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
             "{label}: {} ({}), {} electrodes, {} quadrupoles ({} usable), ρa {lo:.3}–{hi:.3} Ω·m{}",
             s.format.name(),
             if s.format_guessed {
-                "format guessed from a weak signature"
+                "weak signature, format confirmed by the user"
+            } else if instrument(ctx)? == Instrument::Auto {
+                "format detected by an unambiguous signature"
             } else {
-                "format detected"
+                "format chosen in the instrument setting"
             },
             s.n_electrodes(),
             s.n_data(),
@@ -47,7 +54,15 @@ pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
             ctx.note(&format!("{label}: {q}"));
         }
         if i < MAX_FIGURES && !rhoa.is_empty() {
-            let p = figure_path(ctx, &format!("ert_pseudosection_{i}"))?;
+            let name = format!("ert_pseudosection_{i}");
+            let p = match figure_path(ctx, &name) {
+                Ok(p) => p,
+                Err(e) => {
+                    let planned = planned_path(ctx, "figures", &format!("{name}.png"));
+                    ctx.not_written(&planned, &e.to_string());
+                    continue;
+                }
+            };
             match draw_pseudosection(&p, &format!("Pseudosection, {label}"), s) {
                 Ok(n) => figures.push((
                     p,
@@ -66,14 +81,29 @@ pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
         if guessed.is_empty() {
             String::new()
         } else {
-            format!(" Format guessed for {}.", guessed.join(", "))
+            format!(
+                " Format confirmed by the user for {} (their signature alone was weak).",
+                guessed.join(", ")
+            )
         },
         if set.notes.is_empty() {
             String::new()
         } else {
             format!(" {}.", set.notes.join("; "))
         }
-    );
+    ) + &if unread.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Left out {} file(s) that could not be read: {}.",
+            unread.len(),
+            unread
+                .iter()
+                .map(|(_, w)| w.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    };
     let n_data: usize = set.surveys.iter().map(Survey::n_data).sum();
     let n = set.surveys.len();
     let mut h = Held::new(set, format!("{n} ERT survey(s), {n_data} quadrupoles"))
@@ -88,6 +118,73 @@ pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
         out = out.figure(p, &c);
     }
     Ok((summary, out))
+}
+
+/// The `instrument` setting that names `format`.
+fn instrument_word(format: crate::methods::ert::Format) -> String {
+    match serde_json::to_value(format) {
+        Ok(serde_json::Value::String(s)) if s == "e4d_srv" => "e4d".into(),
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format.name().to_string(),
+    }
+}
+
+/// The format is chosen or proven (seed 001: "the device is chosen, not guessed"): a survey
+/// whose format rests on a weak signature is put to the user (studio, step by step, a
+/// terminal); when nobody confirms it, it is left out, naming the `instrument` setting that
+/// would read it. Only when every survey is left out is it an error.
+fn confirm_guessed_formats(ctx: &mut RunContext, set: SurveySet) -> anyhow::Result<SurveySet> {
+    if set.surveys.iter().all(|s| !s.format_guessed) {
+        return Ok(set);
+    }
+    let mut kept = Vec::new();
+    let mut refused = Vec::new();
+    for s in set.surveys {
+        if !s.format_guessed {
+            kept.push(s);
+            continue;
+        }
+        let file = s
+            .source_file
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("the ERT file"));
+        let word = instrument_word(s.format);
+        let question = format!(
+            "{} looks like {} only by a weak signature. Read it as {}?",
+            file.display(),
+            s.format.name(),
+            s.format.name()
+        );
+        let options = [
+            crate::runtime::QuestionOption::new(
+                "read",
+                &format!("Read it as {}", s.format.name()),
+                &format!("the same as setting \"instrument\": \"{word}\""),
+            ),
+            crate::runtime::QuestionOption::new(
+                "leave_out",
+                "Leave it out",
+                "the run goes on without this file",
+            ),
+        ];
+        let answer = ctx.ask(&question, &options, "leave_out");
+        let by_user = ctx.questions.last().is_some_and(|q| q.by.is_user());
+        if answer == "read" && by_user {
+            kept.push(s);
+        } else {
+            let why = format!(
+                "its format was only guessed ({}, weak signature) and nobody confirmed it; set \"instrument\": \"{word}\" in the project's config to read it as {}",
+                s.format.name(),
+                s.format.name()
+            );
+            ctx.left_out(&format!("ERT file {}", file.display()), &file, &why);
+            refused.push(why);
+        }
+    }
+    if kept.is_empty() {
+        return Err(anyhow!("no ERT file could be used: {}", refused.join("; ")));
+    }
+    Ok(SurveySet::new(kept))
 }
 
 pub(super) fn held_model(model: ErtModel, line: String, files: Vec<PathBuf>) -> Held<ErtModel> {
@@ -126,7 +223,7 @@ pub fn invert_ert(ctx: &mut RunContext) -> ToolResult {
         run::invert_one(survey, &params, &[], &mut pr, &cancel)?
     };
     let model = ErtModel::Single(Box::new(r));
-    let (files, figs) = export_and_figures(ctx, &model, "ert")?;
+    let (files, figs) = export_and_figures(ctx, &model, "ert");
     let ErtModel::Single(r) = &model else {
         unreachable!("constructed as Single above")
     };
@@ -229,7 +326,7 @@ pub fn invert_time_lapse_tool(ctx: &mut RunContext) -> ToolResult {
     );
     let n_dropped: usize = r.matching.surveys.iter().map(|s| s.n_dropped).sum();
     let model = ErtModel::TimeLapse(Box::new(r));
-    let (files, figs) = export_and_figures(ctx, &model, "ert_timelapse")?;
+    let (files, figs) = export_and_figures(ctx, &model, "ert_timelapse");
     let mut h = held_model(model, line, files)
         .number("n_surveys", set.surveys.len())
         .number("n_dropped_unmatched", n_dropped);
@@ -260,7 +357,7 @@ pub fn evaluate_inversion(ctx: &mut RunContext) -> ToolResult {
             .map_err(|e| anyhow!("{e}"))?
     };
     let (files, figs) = if ev.replaced {
-        export_and_figures(ctx, &ev.kept, "ert_evaluated")?
+        export_and_figures(ctx, &ev.kept, "ert_evaluated")
     } else {
         (Vec::new(), Vec::new())
     };
@@ -336,12 +433,19 @@ pub fn convert_water_content(ctx: &mut RunContext) -> ToolResult {
     let steps = run::water_content(model, &cfg, n_realizations(ctx))?;
     let labels: Vec<String> = model.steps().into_iter().map(|s| s.label).collect();
     let alpha = coverage_alpha(model.coverage(), coverage_threshold(ctx));
-    let figures = water_figures(ctx, section, &labels, &steps, &alpha)?;
+    let figures = match water_figures(ctx, section, &labels, &steps, &alpha) {
+        Ok(f) => f,
+        Err(e) => {
+            let p = planned_path(ctx, "figures", "ert_water_content_*.png");
+            ctx.not_written(&p, &format!("the water-content figures: {e:#}"));
+            Vec::new()
+        }
+    };
     let first = steps
         .first()
         .ok_or_else(|| anyhow!("the model has no time step"))?;
     let statement = prior_statement(first, &cfg);
-    let csv = water_csv(ctx, section, &steps)?;
+    let csv = water_csv(ctx, section, &steps);
     let summary = water_summary(&labels, &steps, &statement);
     let md = water_report(&labels, &steps, &statement);
     let line = format!(
@@ -364,7 +468,7 @@ pub fn convert_water_content(ctx: &mut RunContext) -> ToolResult {
         .number("n_realizations", n_real)
         .number("defaults_used", defaults_used)
         .report(md)
-        .file(csv);
+        .files(csv);
     if let Some(r) = reliability_ratio {
         h = h.number("reliability_ratio", r);
     }

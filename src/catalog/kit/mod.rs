@@ -15,7 +15,7 @@ pub mod settings;
 
 pub use fit::FitSummary;
 pub use methods::{METHODS, MethodInfo};
-pub use paths::{figure_path, product_path, run_subdir, write_csv};
+pub use paths::{figure_path, planned_path, product_path, run_subdir, write_csv, write_product};
 pub use product::{Held, InterfaceLine, held, require};
 
 use crate::runtime::tool::RegistryError;

@@ -26,6 +26,43 @@ pub fn product_path(ctx: &RunContext, name: &str) -> std::io::Result<PathBuf> {
     Ok(run_subdir(ctx, "products")?.join(name))
 }
 
+/// Write `products/<name>` through `write` (which returns the files it wrote). Output is a
+/// convenience: a failure is recorded on the run ([`RunContext::not_written`]) with the file
+/// and the cause, and the step goes on with its product; the files written are returned.
+pub fn write_product(
+    ctx: &mut RunContext,
+    name: &str,
+    write: impl FnOnce(&Path) -> anyhow::Result<Vec<PathBuf>>,
+) -> Vec<PathBuf> {
+    let path = match product_path(ctx, name) {
+        Ok(p) => p,
+        Err(e) => {
+            let planned = planned_path(ctx, "products", name);
+            ctx.not_written(
+                &planned,
+                &format!("the products folder cannot be used: {e}"),
+            );
+            return Vec::new();
+        }
+    };
+    match write(&path) {
+        Ok(files) => files,
+        Err(e) => {
+            ctx.not_written(&path, &format!("{e:#}"));
+            Vec::new()
+        }
+    }
+}
+
+/// `<run folder>/<sub>/<name>` without creating anything (for naming a file not written).
+pub fn planned_path(ctx: &RunContext, sub: &str, name: &str) -> PathBuf {
+    ctx.output_dir
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("hydrogeo-studio-scratch"))
+        .join(sub)
+        .join(name)
+}
+
 /// Write rows of numbers as CSV with a header (units in the column names).
 pub fn write_csv(path: &Path, header: &[&str], rows: &[Vec<f64>]) -> std::io::Result<()> {
     use std::io::Write;

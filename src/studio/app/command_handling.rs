@@ -149,6 +149,7 @@ impl StudioApp {
             self.egui_ctx = Some(ctx.clone());
         }
         self.run_commands(ctx);
+        self.close_logic(ctx);
         *self.chat_settings.lock().unwrap_or_else(|p| p.into_inner()) = self.model_settings();
         self.chat.poll();
         if let Some(goal) = self.chat.auto_goal.take() {

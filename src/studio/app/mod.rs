@@ -9,6 +9,7 @@
 //! actions on the panels. The UI thread never waits on the worker.
 
 mod chat_tools;
+mod close;
 mod command_handling;
 mod ui;
 
@@ -18,6 +19,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 pub use chat_tools::ChatAction;
+pub use close::Closing;
 pub use command_handling::StudioCommand;
 
 use super::bridge::Command;
@@ -168,6 +170,8 @@ pub struct StudioApp {
     egui_ctx: Option<egui::Context>,
     /// What the window asked for this frame, carried out once at the start of the next.
     commands: Vec<StudioCommand>,
+    /// A close request during a run, and what the person chose.
+    pub closing: Closing,
 }
 
 impl std::fmt::Debug for StudioApp {
@@ -227,6 +231,7 @@ impl StudioApp {
             runs_started: 0,
             egui_ctx: None,
             commands: Vec::new(),
+            closing: Closing::No,
         }
     }
 
@@ -303,8 +308,9 @@ impl eframe::App for StudioApp {
         self.dialogs.decline_all();
         self.chat.pending = None;
         self.chat.save();
+        // The window is gone: open requests are closed without an answer, never the user's.
         if let Some(r) = &self.run {
-            r.send(Command::Stop);
+            r.send(Command::Close);
         }
     }
 }

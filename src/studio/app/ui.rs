@@ -34,6 +34,7 @@ impl StudioApp {
         });
         self.settings_window.ui(&ctx, &mut self.settings);
         self.dialogs.ui(&ctx);
+        self.close_dialog_ui(&ctx);
         // A running step's clock keeps ticking.
         if self.shared.timeline.running() {
             ctx.request_repaint_after(std::time::Duration::from_millis(250));

@@ -226,8 +226,9 @@ impl ErtPanel {
             window,
             "ERT inversion",
             move |progress, cancel| {
-                let set =
-                    ert_run::load(&inputs, settings.instrument).map_err(|e| format!("{e:#}"))?;
+                let set = ert_run::load(&inputs, settings.instrument)
+                    .map_err(|e| format!("{e:#}"))?
+                    .set;
                 ert_run::invert(&set, &settings, progress, cancel).map_err(|e| format!("{e:#}"))
             },
         ));
