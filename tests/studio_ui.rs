@@ -14,6 +14,8 @@ use hydrogeo_studio::studio::app::{DeciderMaker, Picker};
 use hydrogeo_studio::studio::{StudioApp, StudioConfig};
 use serde_json::Value;
 
+mod support;
+
 struct NoPicker;
 impl Picker for NoPicker {
     fn pick_project(&self) -> Option<PathBuf> {
@@ -55,12 +57,24 @@ struct Setup {
 }
 
 fn app(registry: Registry, decider: DeciderMaker) -> (StudioApp, Setup) {
+    app_with(registry, decider, &[])
+}
+
+/// The studio on a project whose inputs are `(role, file name, contents)`.
+fn app_with(
+    registry: Registry,
+    decider: DeciderMaker,
+    inputs: &[(&str, &str, &str)],
+) -> (StudioApp, Setup) {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("project.json"),
-        r#"{"goal": "a test goal", "inputs": {}, "config": {"inversion_params": {"lambda": 20}}}"#,
-    )
-    .unwrap();
+    let mut roles = serde_json::Map::new();
+    for (role, name, text) in inputs {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        roles.insert(role.to_string(), Value::from(*name));
+    }
+    let project = serde_json::json!({"goal": "a test goal", "inputs": roles,
+                                     "config": {"inversion_params": {"lambda": 20}}});
+    std::fs::write(dir.path().join("project.json"), project.to_string()).unwrap();
     let runs = dir.path().join("runs");
     let app = StudioApp::new(StudioConfig {
         project: dir.path().to_path_buf(),
@@ -557,4 +571,69 @@ fn the_chat_proposes_actions_the_user_approves_or_rejects_and_the_panel_changes(
     let mut other = hydrogeo_studio::studio::chat::ChatPanel::new(Arc::new(|| None));
     other.reopen(&saved).unwrap();
     assert_eq!(other.messages.len(), h.state().chat.messages.len());
+}
+
+/// Issue 18: the model (over HTTP, through the scenario server) writes a reader for an
+/// electrode table in an unexpected layout; the studio's dialog shows its code; the person
+/// edits it and presses Run script; the edited reader runs in the sandbox, the step runs again
+/// on its output and the run reaches the report, which names the generated code.
+#[test]
+fn a_reader_the_model_writes_is_shown_edited_approved_and_run_from_the_studio() {
+    use support::scenario::{ODD_ELECTRODES, READER, no_python, reader_turns, registry};
+    if no_python() {
+        return;
+    }
+    let server = support::model_server::ModelServer::start(reader_turns(READER));
+    let settings = server.settings();
+    let maker: DeciderMaker = Arc::new(move |_| {
+        let client = hydrogeo_studio::llm::Client::new(settings.clone()).ok()?;
+        Some(Box::new(hydrogeo_studio::llm::ModelDecider::new(client)) as Box<dyn Decide>)
+    });
+    let (app, setup) = app_with(
+        registry(),
+        maker,
+        &[("electrode_file", "electrodes.txt", ODD_ELECTRODES)],
+    );
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 60, "the script review", |a| !a.dialogs.is_empty());
+    h.get_by_label("Review a generated script");
+    h.get_by_label_contains("float(parts[0][1:])");
+    h.get_by_label("Edit before running").click();
+    h.step();
+    let editor = h.get_by_role(egui::accesskit::Role::MultilineTextInput);
+    editor.focus();
+    h.step();
+    h.get_by_role(egui::accesskit::Role::MultilineTextInput)
+        .type_text("# checked by hand\n");
+    h.step();
+    h.get_by_label("Run script").click();
+    h.step();
+    step_until(&mut h, 60, "the end", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+    assert_eq!(server.unanswered(), Vec::<String>::new());
+    let run = std::fs::read_dir(&setup.runs)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let edited = std::fs::read_to_string(run.join("scripts/1/edited.py")).unwrap();
+    assert!(
+        edited.contains("# checked by hand") && edited.contains("float(parts[0][1:])"),
+        "{edited}"
+    );
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("scripts/1/record.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (record["decision"].as_str(), record["status"].as_str()),
+        (Some("run"), Some("ok"))
+    );
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        md.contains("### Reader 1") && md.contains("Decision: **run** by you"),
+        "{md}"
+    );
 }

@@ -326,7 +326,12 @@ impl Dialogs {
                     });
                     ui.horizontal(|ui| {
                         let decline = ui.button("Do not run");
-                        decline.request_focus();
+                        // The safe answer has the keyboard, except while the person edits
+                        // the source: taking the focus back every frame would make the
+                        // editor impossible to type in.
+                        if !*editing {
+                            decline.request_focus();
+                        }
                         if decline.clicked() {
                             answer = Some(Command::ScriptDecision {
                                 id,
