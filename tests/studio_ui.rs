@@ -189,6 +189,15 @@ fn step_by_step_asks_before_each_step_and_skip_and_stop_are_honoured() {
     h.get_by_label("Step by step").click();
     step_until(&mut h, 20, "the first approval", |a| !a.dialogs.is_empty());
     h.get_by_label_contains("Next step 1: Step load");
+    // Neither a click outside the dialog (on a rail entry) nor Escape answers an approval:
+    // Stop is only the Stop button.
+    h.get_all_by_label("ERT").next().unwrap().click();
+    h.step();
+    h.key_press(egui::Key::Escape);
+    h.step();
+    h.step();
+    assert_eq!(h.state().dialogs.len(), 1, "the approval still waits");
+    assert!(h.state().shared.timeline.cards.is_empty(), "nothing ran");
     h.get_by_label("Proceed").click();
     step_until(&mut h, 20, "the second approval", |a| {
         a.dialogs.current().is_some_and(|p| p.id != 1) && a.shared.timeline.cards.len() == 1
@@ -635,5 +644,50 @@ fn a_reader_the_model_writes_is_shown_edited_approved_and_run_from_the_studio() 
     assert!(
         md.contains("### Reader 1") && md.contains("Decision: **run** by you"),
         "{md}"
+    );
+}
+
+/// Issue 18: with Flexible ticked in the studio's settings, the run is flexible (not only
+/// recorded as such): the model's question (over HTTP) reaches the studio's question dialog,
+/// and the person's answer reaches the model in its next prompt.
+#[test]
+fn a_question_from_the_model_reaches_the_dialog_and_the_answer_reaches_the_model() {
+    use support::model_server::{DECISION, ModelServer, Turn};
+    let server = ModelServer::start(vec![
+        Turn::decide(serde_json::json!({"why": "the clay decides the model",
+            "propose": {"kind": "question", "question": "Is there clay above the water table?",
+                        "options": ["yes", "no"]}})),
+        Turn::choose("load", "data first"),
+        Turn::choose("invert", "then a model"),
+        Turn::choose("report", "then the report"),
+        Turn::decide(serde_json::json!({"why": "the report answers it", "done": true})),
+    ]);
+    let settings = server.settings();
+    let maker: DeciderMaker = Arc::new(move |_| {
+        let client = hydrogeo_studio::llm::Client::new(settings.clone()).ok()?;
+        Some(Box::new(hydrogeo_studio::llm::ModelDecider::new(client)) as Box<dyn Decide>)
+    });
+    let (mut app, _setup) = app(chain(0), maker);
+    app.settings.flexible = true;
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 30, "the question", |a| !a.dialogs.is_empty());
+    h.get_by_label("A question from the run");
+    h.get_all_by_label("Is there clay above the water table?")
+        .next()
+        .unwrap();
+    h.get_by_label("no").click();
+    h.step();
+    step_until(&mut h, 30, "the end", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+    assert_eq!(server.unanswered(), Vec::<String>::new());
+    let decisions = server.prompts_with(DECISION);
+    assert!(decisions[0].contains("(flexible mode)"), "{}", decisions[0]);
+    assert!(
+        decisions[1]
+            .contains("You asked: Is there clay above the water table? The user chose: no."),
+        "{}",
+        decisions[1]
     );
 }

@@ -724,8 +724,14 @@ pub fn run_controller(
             .map(Steering::take_notes)
             .unwrap_or_default();
         ctx.guidance.extend(notes.iter().cloned());
-        // 3. Menu. With the report written and nothing left, the run is finished.
-        if registry.runnable(ctx).is_empty() {
+        // 3. Menu. With the report written and nothing left, the run is finished — except
+        // that a flexible run's model may still propose (a re-run, a question) while it has
+        // proposals left; it ends the run by answering "done".
+        let may_propose = options.flexible
+            && decider.is_some()
+            && super::toolbox::proposals_left(ctx) > 0
+            && finished(ctx, registry, finish);
+        if registry.runnable(ctx).is_empty() && !may_propose {
             let e = if ctx.has(&[finish]) {
                 Ended::Finished
             } else {

@@ -55,6 +55,7 @@ pub fn registry() -> Registry {
             },
         )
         .produces(&["electrodes"])
+        .when(|ctx| ctx.has_input("electrode_file"))
         .adapts(
             "electrode_file",
             3,
@@ -86,7 +87,8 @@ pub fn registry() -> Registry {
                 ))
             },
         )
-        .produces(&["table"]),
+        .produces(&["table"])
+        .when(|ctx| ctx.has_input("data_file")),
     )
     .unwrap();
     reg.register(
