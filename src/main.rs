@@ -319,7 +319,7 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
     spec.mode = mode;
     spec.flexible = flexible;
     if flexible {
-        spec.max_steps = hydrogeo_studio::runtime::toolbox::FLEXIBLE_MAX_STEPS;
+        spec.max_steps = hydrogeo_studio::runtime::toolbox::flexible_max_steps(spec.max_steps);
     }
     if let Some(n) = max_steps {
         spec.max_steps = n;

@@ -14,6 +14,8 @@ use hydrogeo_studio::studio::app::{DeciderMaker, Picker};
 use hydrogeo_studio::studio::{StudioApp, StudioConfig};
 use serde_json::Value;
 
+mod support;
+
 struct NoPicker;
 impl Picker for NoPicker {
     fn pick_project(&self) -> Option<PathBuf> {
@@ -55,12 +57,24 @@ struct Setup {
 }
 
 fn app(registry: Registry, decider: DeciderMaker) -> (StudioApp, Setup) {
+    app_with(registry, decider, &[])
+}
+
+/// The studio on a project whose inputs are `(role, file name, contents)`.
+fn app_with(
+    registry: Registry,
+    decider: DeciderMaker,
+    inputs: &[(&str, &str, &str)],
+) -> (StudioApp, Setup) {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("project.json"),
-        r#"{"goal": "a test goal", "inputs": {}, "config": {"inversion_params": {"lambda": 20}}}"#,
-    )
-    .unwrap();
+    let mut roles = serde_json::Map::new();
+    for (role, name, text) in inputs {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        roles.insert(role.to_string(), Value::from(*name));
+    }
+    let project = serde_json::json!({"goal": "a test goal", "inputs": roles,
+                                     "config": {"inversion_params": {"lambda": 20}}});
+    std::fs::write(dir.path().join("project.json"), project.to_string()).unwrap();
     let runs = dir.path().join("runs");
     let app = StudioApp::new(StudioConfig {
         project: dir.path().to_path_buf(),
@@ -175,6 +189,15 @@ fn step_by_step_asks_before_each_step_and_skip_and_stop_are_honoured() {
     h.get_by_label("Step by step").click();
     step_until(&mut h, 20, "the first approval", |a| !a.dialogs.is_empty());
     h.get_by_label_contains("Next step 1: Step load");
+    // Neither a click outside the dialog (on a rail entry) nor Escape answers an approval:
+    // Stop is only the Stop button.
+    h.get_all_by_label("ERT").next().unwrap().click();
+    h.step();
+    h.key_press(egui::Key::Escape);
+    h.step();
+    h.step();
+    assert_eq!(h.state().dialogs.len(), 1, "the approval still waits");
+    assert!(h.state().shared.timeline.cards.is_empty(), "nothing ran");
     h.get_by_label("Proceed").click();
     step_until(&mut h, 20, "the second approval", |a| {
         a.dialogs.current().is_some_and(|p| p.id != 1) && a.shared.timeline.cards.len() == 1
@@ -605,5 +628,115 @@ fn closing_the_window_during_a_run_asks_and_stop_leaves_a_stopped_report() {
     assert!(
         md.contains("Step load"),
         "the report covers the step that ran"
+    );
+}
+
+/// Issue 18: the model (over HTTP, through the scenario server) writes a reader for an
+/// electrode table in an unexpected layout; the studio's dialog shows its code; the person
+/// edits it and presses Run script; the edited reader runs in the sandbox, the step runs again
+/// on its output and the run reaches the report, which names the generated code.
+#[test]
+fn a_reader_the_model_writes_is_shown_edited_approved_and_run_from_the_studio() {
+    use support::scenario::{ODD_ELECTRODES, READER, no_python, reader_turns, registry};
+    if no_python() {
+        return;
+    }
+    let server = support::model_server::ModelServer::start(reader_turns(READER));
+    let settings = server.settings();
+    let maker: DeciderMaker = Arc::new(move |_| {
+        let client = hydrogeo_studio::llm::Client::new(settings.clone()).ok()?;
+        Some(Box::new(hydrogeo_studio::llm::ModelDecider::new(client)) as Box<dyn Decide>)
+    });
+    let (app, setup) = app_with(
+        registry(),
+        maker,
+        &[("electrode_file", "electrodes.txt", ODD_ELECTRODES)],
+    );
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 60, "the script review", |a| !a.dialogs.is_empty());
+    h.get_by_label("Review a generated script");
+    h.get_by_label_contains("float(parts[0][1:])");
+    h.get_by_label("Edit before running").click();
+    h.step();
+    let editor = h.get_by_role(egui::accesskit::Role::MultilineTextInput);
+    editor.focus();
+    h.step();
+    h.get_by_role(egui::accesskit::Role::MultilineTextInput)
+        .type_text("# checked by hand\n");
+    h.step();
+    h.get_by_label("Run script").click();
+    h.step();
+    step_until(&mut h, 60, "the end", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+    assert_eq!(server.unanswered(), Vec::<String>::new());
+    let run = std::fs::read_dir(&setup.runs)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let edited = std::fs::read_to_string(run.join("scripts/1/edited.py")).unwrap();
+    assert!(
+        edited.contains("# checked by hand") && edited.contains("float(parts[0][1:])"),
+        "{edited}"
+    );
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("scripts/1/record.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (record["decision"].as_str(), record["status"].as_str()),
+        (Some("run"), Some("ok"))
+    );
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        md.contains("### Reader 1") && md.contains("Decision: **run** by you"),
+        "{md}"
+    );
+}
+
+/// Issue 18: with Flexible ticked in the studio's settings, the run is flexible (not only
+/// recorded as such): the model's question (over HTTP) reaches the studio's question dialog,
+/// and the person's answer reaches the model in its next prompt.
+#[test]
+fn a_question_from_the_model_reaches_the_dialog_and_the_answer_reaches_the_model() {
+    use support::model_server::{DECISION, ModelServer, Turn};
+    let server = ModelServer::start(vec![
+        Turn::decide(serde_json::json!({"why": "the clay decides the model",
+            "propose": {"kind": "question", "question": "Is there clay above the water table?",
+                        "options": ["yes", "no"]}})),
+        Turn::choose("load", "data first"),
+        Turn::choose("invert", "then a model"),
+        Turn::choose("report", "then the report"),
+        Turn::decide(serde_json::json!({"why": "the report answers it", "done": true})),
+    ]);
+    let settings = server.settings();
+    let maker: DeciderMaker = Arc::new(move |_| {
+        let client = hydrogeo_studio::llm::Client::new(settings.clone()).ok()?;
+        Some(Box::new(hydrogeo_studio::llm::ModelDecider::new(client)) as Box<dyn Decide>)
+    });
+    let (mut app, _setup) = app(chain(0), maker);
+    app.settings.flexible = true;
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 30, "the question", |a| !a.dialogs.is_empty());
+    h.get_by_label("A question from the run");
+    h.get_all_by_label("Is there clay above the water table?")
+        .next()
+        .unwrap();
+    h.get_by_label("no").click();
+    h.step();
+    step_until(&mut h, 30, "the end", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+    assert_eq!(server.unanswered(), Vec::<String>::new());
+    let decisions = server.prompts_with(DECISION);
+    assert!(decisions[0].contains("(flexible mode)"), "{}", decisions[0]);
+    assert!(
+        decisions[1]
+            .contains("You asked: Is there clay above the water table? The user chose: no."),
+        "{}",
+        decisions[1]
     );
 }

@@ -8,8 +8,13 @@ use super::client::{Client, LlmError, Message};
 use super::json::{first_object, partial_string_field};
 use super::prompts;
 use crate::runtime::decide::{
-    Choice, Decide, DecideError, Decision, DecisionRequest, Diagnosis, DiagnosisRequest, ModelEvent,
+    Choice, CodeProposal, CodeRequest, Decide, DecideError, Decision, DecisionRequest, Diagnosis,
+    DiagnosisRequest, ModelEvent,
 };
+
+/// Tokens a code reply may take: a reader or a script under 6,000 characters is about 1,500
+/// tokens, with room for the purpose and the JSON quoting.
+const CODE_MAX_TOKENS: u32 = 2500;
 
 /// A model behind an HTTP client, deciding steps.
 #[derive(Debug)]
@@ -193,11 +198,11 @@ pub fn parse_diagnosis(text: &str) -> Result<Diagnosis, DecideError> {
 }
 
 /// Read `{"purpose", "code"}` out of a reply; a bare fenced code block is accepted as code.
-pub fn parse_code(text: &str) -> Result<crate::runtime::decide::CodeProposal, DecideError> {
+pub fn parse_code(text: &str) -> Result<CodeProposal, DecideError> {
     if let Some((obj, _)) = first_object(text)
         && let Some(code) = obj.get("code").and_then(Value::as_str)
     {
-        return Ok(crate::runtime::decide::CodeProposal {
+        return Ok(CodeProposal {
             purpose: obj
                 .get("purpose")
                 .and_then(Value::as_str)
@@ -213,7 +218,7 @@ pub fn parse_code(text: &str) -> Result<crate::runtime::decide::CodeProposal, De
             .to_string()
     });
     match fenced {
-        Some(code) if code.contains("def ") => Ok(crate::runtime::decide::CodeProposal {
+        Some(code) if code.contains("def ") => Ok(CodeProposal {
             purpose: String::new(),
             code,
         }),
@@ -248,6 +253,19 @@ impl Decide for ModelDecider {
         Some(
             self.ask(&prompts::diagnosis(request), Some(600), on_event)
                 .and_then(|t| parse_diagnosis(&t)),
+        )
+    }
+
+    /// Code through [`prompts::code`]; the runtime checks it (forbidden names, the one
+    /// function) before anyone sees it as runnable.
+    fn write_code(
+        &mut self,
+        request: &CodeRequest,
+        on_event: &mut dyn FnMut(ModelEvent),
+    ) -> Option<Result<CodeProposal, DecideError>> {
+        Some(
+            self.ask(&prompts::code(request), Some(CODE_MAX_TOKENS), on_event)
+                .and_then(|t| parse_code(&t)),
         )
     }
 

@@ -86,6 +86,10 @@ Rules:\n\
     )
 }
 
+/// Added to the reader prompt when a reader the user approved ran and failed (seed 001,
+/// `adapters.ADAPTER_RETRY`, word for word).
+pub const ADAPTER_RETRY: &str = "\n\nA reader you wrote for this file was approved and run, and it failed with:\n{failure}\nThat reader was:\n{previous}\nFix the cause the error shows.";
+
 /// The prompt for code: a script to get a failed step past its cause, a script for a task no
 /// step does, or a reader for a coordinate table.
 pub fn code(req: &CodeRequest) -> String {
@@ -113,6 +117,9 @@ pub fn code(req: &CodeRequest) -> String {
         )
     };
     let previous = match &req.previous {
+        Some((code, failure)) if req.previous_ran && req.kind == CodeKind::Reader => ADAPTER_RETRY
+            .replace("{failure}", failure)
+            .replace("{previous}", code),
         Some((code, failure)) => format!(
             "\n\nYour previous version was:\n{code}\nIt failed:\n{failure}\nFix the cause the error shows; do not hide it with a bare except or a made-up value."
         ),

@@ -95,7 +95,7 @@ impl Default for RunOptions {
 /// The decision to take without asking: exactly one tool on the menu and "done" not yet
 /// valid. Asking a model for it would cost a request and could only return this answer.
 pub fn forced_choice(ctx: &RunContext, registry: &Registry, finish: &str) -> Option<Decision> {
-    if ctx.has(&[finish]) {
+    if finished(ctx, registry, finish) {
         return None;
     }
     match registry.runnable(ctx).as_slice() {
@@ -105,6 +105,22 @@ pub fn forced_choice(ctx: &RunContext, registry: &Registry, finish: &str) -> Opt
         )),
         _ => None,
     }
+}
+
+/// Whether the finish artifact exists and is up to date. After a step before it was run again
+/// (an accepted re-run reopens everything downstream), the step that wrote it is runnable
+/// again (it has not run since it was reopened): the report is out of date and must be
+/// written again before "done" is accepted.
+pub fn finished(ctx: &RunContext, registry: &Registry, finish: &str) -> bool {
+    ctx.has(&[finish])
+        && !registry.tools().iter().any(|t| {
+            t.produces.iter().any(|p| p == finish)
+                && !ctx.ran(&t.name)
+                && ctx
+                    .steps
+                    .iter()
+                    .any(|s| s.tool == t.name && s.status == StepStatus::Ok)
+        })
 }
 
 /// The next tool when there is no model to ask: the first runnable one in registration
@@ -250,7 +266,7 @@ fn decide_next(
     finish: &str,
     toolbox: Option<String>,
 ) -> (Decision, DecidedBy, Option<String>) {
-    let done_allowed = ctx.has(&[finish]);
+    let done_allowed = finished(ctx, registry, finish);
     // A forced choice needs no model — unless the user just said something, which could
     // change a setting or end the run.
     if notes.is_empty()
@@ -402,9 +418,88 @@ fn record_not_run(
     emit_finished(ctx);
 }
 
+/// What kind of step an approval is asked for: step by step asks before every step that will
+/// run, and the question says which kind it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    /// The next step the controller chose.
+    Next,
+    /// The same step again after it failed, with a setting the diagnosis changed.
+    Retry,
+    /// The failed step again on what code you approved wrote.
+    Rerun,
+    /// A step you accepted when the model proposed it.
+    Proposal,
+}
+
+impl StepKind {
+    /// The words the approval's reason starts with.
+    pub fn words(self) -> &'static str {
+        match self {
+            StepKind::Next => "Next step",
+            StepKind::Retry => "Recovery retry (the step failed; a setting was changed)",
+            StepKind::Rerun => "Re-run on the output of code you approved",
+            StepKind::Proposal => "A step you accepted from the model's proposal",
+        }
+    }
+}
+
+/// Run a step, in step-by-step mode only after asking. `None`: it did not run — skipped, or
+/// stopped (then the run's stop flag is set, so the loop ends as stopped).
+fn run_gated(
+    ctx: &mut RunContext,
+    registry: &Registry,
+    mode: Mode,
+    step: (&str, &str, DecidedBy),
+    kind: StepKind,
+) -> Option<StepStatus> {
+    let (name, reason, by) = step;
+    if mode == Mode::StepByStep {
+        let tool = registry.get(name)?.clone();
+        let (why, stop) = match approve(ctx, &tool, reason, kind) {
+            (Verdict::Proceed, _) => ("", false),
+            (Verdict::Skip, _) => ("Skipped at the user's request.", false),
+            (Verdict::Stop, AnsweredBy::User) => {
+                ("Stopped at the user's request before this step ran.", true)
+            }
+            (Verdict::Stop, AnsweredBy::ClosedWithoutAnswer) => (
+                "Not run: the window closed while this step waited for approval (closed_without_answer).",
+                true,
+            ),
+            (Verdict::Stop, _) => (
+                "Not run: step by step needs a person to approve each step, and nobody could be asked (nobody_asked).",
+                true,
+            ),
+        };
+        if !why.is_empty() {
+            record_not_run(ctx, registry, name, reason, StepStatus::Skipped, why, by);
+            if stop {
+                ctx.cancel_flag()
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            return None;
+        }
+    }
+    Some(run_step(ctx, registry, name, reason, by))
+}
+
+/// How a step run again turned out, for the note.
+fn outcome(status: Option<StepStatus>) -> &'static str {
+    match status {
+        Some(StepStatus::Ok) => "which worked",
+        Some(_) => "which did not help either",
+        None => "but it was not run: you skipped or stopped it",
+    }
+}
+
 /// The approval gate of step-by-step mode. Nobody there, or a gate that fails → stop; the
 /// answer says who gave it (`user`, `nobody_asked`, `closed_without_answer`).
-fn approve(ctx: &mut RunContext, tool: &Tool, reason: &str) -> (Verdict, AnsweredBy) {
+fn approve(
+    ctx: &mut RunContext,
+    tool: &Tool,
+    reason: &str,
+    kind: StepKind,
+) -> (Verdict, AnsweredBy) {
     let id = ctx.next_id();
     let request = ApprovalRequest {
         id,
@@ -412,7 +507,7 @@ fn approve(ctx: &mut RunContext, tool: &Tool, reason: &str) -> (Verdict, Answere
         tool: tool.name.clone(),
         label: tool.display_label().to_string(),
         module: tool.module.clone(),
-        reason: reason.to_string(),
+        reason: format!("{}: {reason}", kind.words()),
         irreversible: tool.irreversible,
     };
     ctx.events.emit(&Event::ApprovalNeeded {
@@ -461,7 +556,7 @@ fn recover(
     ctx: &mut RunContext,
     registry: &Registry,
     decider: &mut dyn Decide,
-    name: &str,
+    (name, mode): (&str, Mode),
     spent: &mut Map<String, Value>,
 ) {
     let used = spent.get(name).and_then(Value::as_u64).unwrap_or(0) as usize;
@@ -494,12 +589,12 @@ fn recover(
                 Ok(path) => {
                     ctx.reopen(&[name]);
                     let reason = format!("run again on {} read by the approved reader", path.display());
-                    let status = run_step(ctx, registry, name, &reason, DecidedBy::Recovery);
+                    let status = run_gated(ctx, registry, mode, (name, &reason, DecidedBy::Recovery), StepKind::Rerun);
                     ctx.note(&format!(
                         "{label} failed ({error}). Diagnosis: {}. A generated reader you approved rewrote {}, and the step was run again, {}.",
                         plan.cause.trim_end_matches('.'),
                         plan.file_key,
-                        if status == StepStatus::Ok { "which worked" } else { "which did not help either" }
+                        outcome(status)
                     ));
                 }
                 Err(why) => ctx.note(&format!(
@@ -536,11 +631,11 @@ fn recover(
                             match ctx.substitute_input(key, &t, &format!("written by the approved script in scripts/{}", rec.n)) {
                                 Ok(()) => {
                                     ctx.reopen(&[name]);
-                                    let status = run_step(ctx, registry, name, "run again on the approved script's output", DecidedBy::Recovery);
+                                    let status = run_gated(ctx, registry, mode, (name, "run again on the approved script's output", DecidedBy::Recovery), StepKind::Rerun);
                                     ctx.note(&format!(
                                         "{head} A temporary script you approved wrote {} in place of {key}, and the step was run again, {}. The script is kept in {}; your file is unchanged.",
                                         t.display(),
-                                        if status == StepStatus::Ok { "which worked" } else { "which did not help either" },
+                                        outcome(status),
                                         rec.folder.display()
                                     ));
                                 }
@@ -589,7 +684,19 @@ fn recover(
             &plan.why
         }
     );
-    let status = run_step(ctx, registry, name, &reason, DecidedBy::Recovery);
+    let Some(status) = run_gated(
+        ctx,
+        registry,
+        mode,
+        (name, &reason, DecidedBy::Recovery),
+        StepKind::Retry,
+    ) else {
+        ctx.note(&format!(
+            "{label} failed ({error}); a retry with {} was prepared, and not run: you skipped or stopped it.",
+            applied.join("; ")
+        ));
+        return;
+    };
     ctx.note(&recovery::recovery_note(
         &label,
         &error,
@@ -640,8 +747,14 @@ pub fn run_controller(
             .map(Steering::take_notes)
             .unwrap_or_default();
         ctx.guidance.extend(notes.iter().cloned());
-        // 3. Menu. With the report written and nothing left, the run is finished.
-        if registry.runnable(ctx).is_empty() {
+        // 3. Menu. With the report written and nothing left, the run is finished — except
+        // that a flexible run's model may still propose (a re-run, a question) while it has
+        // proposals left; it ends the run by answering "done".
+        let may_propose = options.flexible
+            && decider.is_some()
+            && super::toolbox::proposals_left(ctx) > 0
+            && finished(ctx, registry, finish);
+        if registry.runnable(ctx).is_empty() && !may_propose {
             let e = if ctx.has(&[finish]) {
                 Ended::Finished
             } else {
@@ -689,7 +802,7 @@ pub fn run_controller(
         answer_notes(ctx, &notes, &decision, had_model);
         // 6. Done, or a premature done.
         let (name, reason, by) = match &decision.choice {
-            Choice::Done if ctx.has(&[finish]) => return end(ctx, Ended::Finished),
+            Choice::Done if finished(ctx, registry, finish) => return end(ctx, Ended::Finished),
             Choice::Done => match next_by_policy(ctx, registry) {
                 Some(t) => (
                     t.name.clone(),
@@ -723,7 +836,7 @@ pub fn run_controller(
                 };
                 match super::toolbox::propose(ctx, registry, d, p, &decision.why, view) {
                     super::toolbox::Proposed::Run(tool, reason) => {
-                        run_step(ctx, registry, &tool, &reason, DecidedBy::User);
+                        run_gated(ctx, registry, options.mode, (&tool, &reason, DecidedBy::User), StepKind::Proposal);
                         if let Some(hook) = &options.on_result {
                             hook(ctx);
                         }
@@ -788,49 +901,25 @@ pub fn run_controller(
             continue;
         }
         refused_in_a_row = 0;
-        // 8. The approval gate.
-        if options.mode == Mode::StepByStep {
-            let Some(tool) = registry.get(&name) else {
-                continue;
-            };
-            let tool = tool.clone();
-            match approve(ctx, &tool, &reason) {
-                (Verdict::Proceed, _) => {}
-                (Verdict::Skip, _) => {
-                    record_not_run(
-                        ctx,
-                        registry,
-                        &name,
-                        &reason,
-                        StepStatus::Skipped,
-                        "Skipped at the user's request.",
-                        by,
-                    );
-                    emit_route(ctx, registry, finish);
-                    continue;
-                }
-                (Verdict::Stop, answered) => {
-                    let why = match answered {
-                        AnsweredBy::User => "Stopped at the user's request before this step ran.",
-                        AnsweredBy::ClosedWithoutAnswer => {
-                            "Not run: the window closed while this step waited for approval (closed_without_answer)."
-                        }
-                        _ => {
-                            "Not run: step by step needs a person to approve each step, and nobody could be asked (nobody_asked)."
-                        }
-                    };
-                    record_not_run(ctx, registry, &name, &reason, StepStatus::Skipped, why, by);
-                    return end(ctx, Ended::Stopped);
-                }
+        // 8–9. The approval gate (step by step), then run it, and recover once if it failed.
+        let Some(status) = run_gated(
+            ctx,
+            registry,
+            options.mode,
+            (&name, &reason, by),
+            StepKind::Next,
+        ) else {
+            if ctx.cancelled() {
+                return end(ctx, Ended::Stopped);
             }
-        }
-        // 9. Run it, and recover once if it failed.
-        let status = run_step(ctx, registry, &name, &reason, by);
+            emit_route(ctx, registry, finish);
+            continue;
+        };
         if status == StepStatus::Failed
             && options.recovery
             && let Some(d) = decider.as_deref_mut()
         {
-            recover(ctx, registry, d, &name, &mut spent);
+            recover(ctx, registry, d, (&name, options.mode), &mut spent);
         }
         if let Some(hook) = &options.on_result {
             hook(ctx);

@@ -182,6 +182,9 @@ pub struct CodeRequest {
     pub contract: String,
     /// A previous version that failed and how (for a fix).
     pub previous: Option<(String, String)>,
+    /// Whether that previous version was approved and run (its failure is the run's), rather
+    /// than refused by the checks before anyone was asked.
+    pub previous_ran: bool,
 }
 
 /// Code the model wrote.

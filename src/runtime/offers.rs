@@ -129,6 +129,7 @@ fn write_checked(
                     proposal.code,
                     format!("It was refused before anyone was asked: {why}"),
                 ));
+                request.previous_ran = false;
             }
         }
     }
@@ -177,6 +178,7 @@ pub fn offer_script(
         columns: String::new(),
         contract: scratch::SCRIPT_CONTRACT.to_string(),
         previous: None,
+        previous_ran: false,
     };
     let mut notes = Vec::new();
     let mut proposal = match write_checked(decider, request.clone(), Kind::Script, &mut notes) {
@@ -310,6 +312,7 @@ pub fn offer_script(
             source.clone(),
             format!("{}\nIt printed:\n{}", run.error, run.printed),
         ));
+        fix.previous_ran = true;
         match write_checked(decider, fix, Kind::Script, &mut notes) {
             Ok(p) if p.code.trim() != source.trim() => {
                 intro = format!(
@@ -338,7 +341,9 @@ pub fn offer_script(
 
 /// Offer a generated reader for the coordinate table under `file_key`. On success the rows are
 /// written as a plain table in the run folder (`adapted/<name>.txt`), which stands in for the
-/// user's file (untouched) from then on. Returns the new path.
+/// user's file (untouched) from then on. Returns the new path. An approved reader that fails
+/// is sent back once with its failure (seed 001 `ADAPTER_RETRY`), and the fix is put to the
+/// person again.
 pub fn offer_reader(
     ctx: &mut RunContext,
     decider: &mut dyn Decide,
@@ -366,7 +371,7 @@ pub fn offer_reader(
         return Err(why);
     }
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let request = CodeRequest {
+    let mut request = CodeRequest {
         kind: CodeKind::Reader,
         transcript: ctx.transcript(12),
         tool: String::new(),
@@ -374,24 +379,86 @@ pub fn offer_reader(
         task: format!("Read the table in {} ({file_key}).", path.display()),
         samples: preview(&path, 12, 1200),
         columns: meaning.to_string(),
-        contract: "Write one function `def adapt(text):` that takes the file's text and returns a list of rows, each a list of numbers. No imports, no file or network access; only the text you are given.".into(),
+        contract: READER_CONTRACT.into(),
         previous: None,
+        previous_ran: false,
     };
-    let mut notes = Vec::new();
-    let proposal = write_checked(decider, request, Kind::Adapter, &mut notes)?;
-    for n in notes {
-        ctx.note(&n);
+    let table = Table {
+        key: file_key,
+        path: &path,
+        text: &text,
+        columns,
+        meaning: &meaning,
+    };
+    let mut last = String::new();
+    for attempt in 0..=MAX_SCRIPT_FIXES {
+        let mut notes = Vec::new();
+        let written = write_checked(decider, request.clone(), Kind::Adapter, &mut notes);
+        for n in notes {
+            ctx.note(&n);
+        }
+        let proposal = match written {
+            Ok(p) => p,
+            Err(why) if attempt == 0 => return Err(why),
+            Err(why) => return Err(format!("{last}; no fix could be written ({why})")),
+        };
+        let source = match review_reader(ctx, &table, error, &proposal, attempt)? {
+            Some(source) => source,
+            None => return Err("the generated reader was not approved".into()),
+        };
+        match run_reader(ctx, &table, &source) {
+            Ok(target) => return Ok(target),
+            Err(e) => {
+                last = format!("the approved reader failed: {e}");
+                request.previous = Some((source, e));
+                request.previous_ran = true;
+            }
+        }
     }
+    Err(last)
+}
+
+/// What a generated reader must be, as the model is told.
+const READER_CONTRACT: &str = "Write one function `def adapt(text):` that takes the file's text and returns a list of rows, each a list of numbers. No imports, no file or network access (never `open(`); only the text you are given and plain builtins (len, float, int, str, range, enumerate, zip, min, max, sum, sorted, list, dict, set, tuple, abs, round, any, all, map, filter, isinstance).";
+
+/// The coordinate table a reader is written for.
+struct Table<'a> {
+    key: &'a str,
+    path: &'a Path,
+    text: &'a str,
+    columns: usize,
+    meaning: &'a str,
+}
+
+/// Put a reader to the person. `Ok(Some(source))` to run (edited or not), `Ok(None)` declined
+/// (recorded), `Err` an edited reader that the checks refuse (recorded).
+fn review_reader(
+    ctx: &mut RunContext,
+    table: &Table<'_>,
+    error: &str,
+    proposal: &CodeProposal,
+    attempt: usize,
+) -> Result<Option<String>, String> {
     let (n, folder) = next_folder(ctx);
+    let head = if attempt == 0 {
+        format!(
+            "{} could not be read ({}).",
+            table.path.display(),
+            error.chars().take(200).collect::<String>()
+        )
+    } else {
+        format!(
+            "The reader you approved for {} failed; the model has fixed it.",
+            table.path.display()
+        )
+    };
     let purpose = format!(
-        "{} could not be read ({}). This reader turns it into {meaning}. {}",
-        path.display(),
-        error.chars().take(200).collect::<String>(),
-        proposal.purpose
+        "{head} This reader turns it into {}. {}",
+        table.meaning, proposal.purpose
     );
     let (answer, by) = ctx.review_script(
         &purpose,
-        vec![(file_key.to_string(), path.display().to_string())],
+        vec![(table.key.to_string(), table.path.display().to_string())],
         &proposal.code,
         "python-adapter",
         scratch::protections(),
@@ -409,67 +476,92 @@ pub fn offer_reader(
         files: Vec::new(),
         printed: String::new(),
         error: String::new(),
-        folder: folder.clone(),
+        folder,
     };
     if !answer.run {
         save_record(&record);
         ctx.scripts.push(record);
-        return Err("the generated reader was not approved".into());
+        return Ok(None);
     }
     let source = record
         .edited
         .clone()
         .unwrap_or_else(|| proposal.code.clone());
-    let rows = scratch::run_adapter(&source, &text, columns, &folder);
-    let out = match rows {
-        Ok(rows) => {
-            let dir = ctx
-                .output_dir
-                .clone()
-                .unwrap_or_else(std::env::temp_dir)
-                .join("adapted");
-            let _ = std::fs::create_dir_all(&dir);
-            let name = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "table".into());
-            let target = dir.join(format!("{name}.txt"));
-            let body: String = rows
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .map(|v| format!("{v}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                        + "\n"
-                })
-                .collect();
-            std::fs::write(&target, body).map_err(|e| e.to_string())?;
-            record.status = "ok".into();
-            record.result = json!({"rows": rows.len(), "columns": columns});
-            record.files = vec![target.display().to_string()];
-            ctx.substitute_input(
-                file_key,
-                &target,
-                &format!("rewritten by a generated reader you approved (scripts/{n})"),
-            )?;
-            ctx.note(&format!(
-                "{} was read by code a model wrote and you approved (scripts/{n}); it produced {} rows, written to {}. Your file is unchanged.",
-                path.display(),
-                rows.len(),
-                target.display()
-            ));
-            Ok(target)
-        }
-        Err(e) => {
-            record.status = "failed".into();
-            record.error = e.clone();
-            Err(format!("the approved reader failed: {e}"))
-        }
+    if record.edited.is_some()
+        && let Err(why) = scratch::check(&source, Kind::Adapter)
+    {
+        record.status = "refused".into();
+        record.error = format!("The edited reader was checked again and refused: {why}");
+        save_record(&record);
+        let e = record.error.clone();
+        ctx.scripts.push(record);
+        return Err(e);
+    }
+    record.status = "approved".into();
+    ctx.scripts.push(record);
+    Ok(Some(source))
+}
+
+/// Run the approved reader (the last script record) and, on success, put its table in place of
+/// the user's file for the rest of the run.
+fn run_reader(ctx: &mut RunContext, table: &Table<'_>, source: &str) -> Result<PathBuf, String> {
+    let Some(mut record) = ctx.scripts.pop() else {
+        return Err("no reader was recorded".into());
     };
+    let rows = scratch::run_adapter(source, table.text, table.columns, &record.folder);
+    let out = rows.and_then(|rows| {
+        let target = write_rows(ctx, table.path, &rows)?;
+        record.status = "ok".into();
+        record.result = json!({"rows": rows.len(), "columns": table.columns});
+        record.files = vec![target.display().to_string()];
+        let n = record.n;
+        ctx.substitute_input(
+            table.key,
+            &target,
+            &format!("rewritten by a generated reader you approved (scripts/{n})"),
+        )?;
+        ctx.note(&format!(
+            "{} was read by code a model wrote and you approved (scripts/{n}); it produced {} rows, written to {}. Your file is unchanged.",
+            table.path.display(),
+            rows.len(),
+            target.display()
+        ));
+        Ok(target)
+    });
+    if let Err(e) = &out {
+        record.status = "failed".into();
+        record.error = e.clone();
+    }
     save_record(&record);
     ctx.scripts.push(record);
     out
+}
+
+/// The rows as a plain whitespace table in `adapted/` of the run folder.
+fn write_rows(ctx: &RunContext, path: &Path, rows: &[Vec<f64>]) -> Result<PathBuf, String> {
+    let dir = ctx
+        .output_dir
+        .clone()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("adapted");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "table".into());
+    let target = dir.join(format!("{name}.txt"));
+    let body: String = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| format!("{v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(&target, body).map_err(|e| e.to_string())?;
+    Ok(target)
 }
 
 fn short(v: &Value) -> String {

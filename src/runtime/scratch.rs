@@ -36,8 +36,75 @@ use serde_json::{Value, json};
 pub const MAX_SOURCE_CHARS: usize = 6000;
 /// Seconds a script may run.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(180);
-/// Seconds a generated reader may run (it parses a few hundred lines).
-pub const ADAPTER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Seconds a generated reader may run: it parses a few hundred lines of text, so anything
+/// longer is a loop that will not end (seed 001, `adapters.TIMEOUT_SECONDS = 5.0`).
+pub const ADAPTER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Text that must not appear anywhere in a generated reader (seed 001, `adapters.FORBIDDEN`).
+/// Checked on the text before the parser runs, so a reader that reaches for a file or the
+/// interpreter's internals is never shown to anyone as runnable. A reader is handed the
+/// file's text; it has no reason to open anything.
+pub const READER_FORBIDDEN: &[&str] = &[
+    "import",
+    "open(",
+    "exec",
+    "eval",
+    "compile",
+    "__",
+    "globals",
+    "locals",
+    "getattr",
+    "setattr",
+    "delattr",
+    "vars",
+    "input",
+    "breakpoint",
+    "exit",
+    "quit",
+    "help",
+    "memoryview",
+];
+
+/// The only builtins a generated reader's namespace holds (seed 001, `adapters.SAFE_BUILTINS`).
+pub const READER_BUILTINS: &[&str] = &[
+    "IndexError",
+    "StopIteration",
+    "TypeError",
+    "ValueError",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "dict",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "int",
+    "isinstance",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "range",
+    "reversed",
+    "round",
+    "set",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "zip",
+];
+
+/// Why a generated reader's text may not even be parsed, or `None`.
+pub fn reader_forbidden(source: &str) -> Option<String> {
+    READER_FORBIDDEN
+        .iter()
+        .find(|w| source.contains(**w))
+        .map(|w| format!("A generated reader may not use '{w}'; it is handed the file's text and returns numbers."))
+}
 
 /// Top-level modules a script may import.
 pub const ALLOWED_MODULES: &[&str] = &[
@@ -172,6 +239,9 @@ def finish(obj):
         json.dump(obj, f, default=str)
 try:
     ns = {'__name__': '__hgx_script__'}
+    if kind == 'adapter':
+        import builtins
+        ns['__builtins__'] = {n: getattr(builtins, n) for n in job['builtins']}
     exec(compile(job['source'], 'script.py', 'exec'), ns)
     if kind == 'script':
         out = pathlib.Path(folder) / 'out'
@@ -282,6 +352,11 @@ pub fn check(source: &str, kind: Kind) -> Result<Vec<String>, String> {
             "It is {} characters long; a script must stay under {MAX_SOURCE_CHARS} so a person can read it before approving it.",
             source.chars().count()
         ));
+    }
+    if kind == Kind::Adapter
+        && let Some(why) = reader_forbidden(source)
+    {
+        return Err(why);
     }
     let py = python()
         .ok_or("There is no Python on this machine, so the script could not be checked or run.")?;
@@ -714,7 +789,7 @@ pub fn run_adapter(
         Kind::Adapter,
         source,
         &[],
-        json!({"text_file": text_file.display().to_string()}),
+        json!({"text_file": text_file.display().to_string(), "builtins": READER_BUILTINS}),
         std::slice::from_ref(&text_file),
         folder,
         ADAPTER_TIMEOUT,
@@ -882,6 +957,58 @@ mod tests {
                 .unwrap_err()
                 .contains("3 columns")
         );
+    }
+
+    #[test]
+    fn a_reader_that_opens_a_file_is_refused_before_anyone_is_asked() {
+        // Seed 001, adapters.FORBIDDEN: checked on the text, before the parser, so it holds
+        // without Python too.
+        let code = "def adapt(text):\n    return [[float(v)] for v in open('/etc/passwd')]";
+        assert_eq!(
+            check(code, Kind::Adapter).unwrap_err(),
+            "A generated reader may not use 'open('; it is handed the file's text and returns numbers."
+        );
+        assert!(
+            check("import os\ndef adapt(text):\n    return []", Kind::Adapter)
+                .unwrap_err()
+                .contains("'import'")
+        );
+        // A script (which reads its inputs by path) may open files: the rule is the reader's.
+        if py_or_skip() {
+            assert!(
+                check(
+                    "def main(inputs, out):\n    return {'n': len(open(inputs['a']).read())}",
+                    Kind::Script
+                )
+                .is_ok()
+            );
+        }
+    }
+
+    #[test]
+    fn a_reader_runs_with_the_builtins_whitelist_and_a_five_second_limit() {
+        if !py_or_skip() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // `type` is neither forbidden text nor on the whitelist: the namespace lacks it.
+        let e = run_adapter(
+            "def adapt(text):\n    return [[float(type(text) is str)]]",
+            "x",
+            1,
+            &dir.path().join("a"),
+        )
+        .unwrap_err();
+        assert!(e.contains("NameError") && e.contains("type"), "{e}");
+        assert_eq!(ADAPTER_TIMEOUT, Duration::from_secs(5));
+        let e = run_adapter(
+            "def adapt(text):\n    while True:\n        pass",
+            "x",
+            1,
+            &dir.path().join("b"),
+        )
+        .unwrap_err();
+        assert_eq!(e, "It ran longer than 5 s and was stopped.");
     }
 }
 

@@ -62,8 +62,10 @@ pub fn extra_tools<'a>(ctx: &RunContext, reg: &'a Registry) -> Vec<&'a super::to
         .collect()
 }
 
-/// Finished steps that could be run again with other settings (not the one that writes the
-/// final product: it is run again by itself when a step before it is).
+/// Finished steps that could be run again with other settings: not the one that writes the
+/// final product (it is run again by itself when a step before it is), not a loader (a step
+/// that needs nothing reads the user's files, and no setting a proposal may change makes it
+/// read them differently), and not one whose `applies` is false for this run.
 pub fn redo_candidates<'a>(
     ctx: &RunContext,
     reg: &'a Registry,
@@ -71,8 +73,19 @@ pub fn redo_candidates<'a>(
 ) -> Vec<&'a super::tool::Tool> {
     reg.tools()
         .iter()
-        .filter(|t| ctx.ran(&t.name) && !t.produces.iter().any(|p| p == finish))
+        .filter(|t| {
+            ctx.ran(&t.name)
+                && !t.requires.is_empty()
+                && !t.produces.iter().any(|p| p == finish)
+                && t.applies.as_ref().is_none_or(|a| a(ctx))
+        })
         .collect()
+}
+
+/// The step bound of a flexible run: never below the plain run's, with room for every look and
+/// every proposal on top of it, and at least [`FLEXIBLE_MAX_STEPS`].
+pub fn flexible_max_steps(plain: usize) -> usize {
+    (plain + MAX_INSPECTIONS + MAX_PROPOSALS).max(FLEXIBLE_MAX_STEPS)
 }
 
 /// Whether leaving `tool` out would lose the report or a product the request needs.

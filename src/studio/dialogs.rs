@@ -1,6 +1,7 @@
 //! Requests that need a person's answer: step approval, questions, script review. Queued and
 //! shown one at a time (never stacked, so a click cannot land on the wrong one). Each is
-//! answered exactly once: by a button, by Escape (the safe answer), or — when the dialog is
+//! answered exactly once: by a button, by Escape (the safe answer; never for an approval, whose
+//! Stop is only the Stop button — and a click outside never answers), or — when the dialog is
 //! dropped because the window closes or the run ends — with its safe default, from `Drop`.
 
 use std::collections::VecDeque;
@@ -228,7 +229,7 @@ impl Dialogs {
         let id = front.id;
         let mut answer: Option<Command> = None;
         let escape = ctx.input(|i| i.key_pressed(egui::Key::Escape));
-        let modal = egui::Modal::new(egui::Id::NULL.with(("hgx_request", id))).show(ctx, |ui| {
+        let _shown = egui::Modal::new(egui::Id::NULL.with(("hgx_request", id))).show(ctx, |ui| {
             ui.set_max_width(760.0);
             match &mut front.ask {
                 Ask::Approval {
@@ -326,7 +327,12 @@ impl Dialogs {
                     });
                     ui.horizontal(|ui| {
                         let decline = ui.button("Do not run");
-                        decline.request_focus();
+                        // The safe answer has the keyboard, except while the person edits
+                        // the source: taking the focus back every frame would make the
+                        // editor impossible to type in.
+                        if !*editing {
+                            decline.request_focus();
+                        }
                         if decline.clicked() {
                             answer = Some(Command::ScriptDecision {
                                 id,
@@ -350,7 +356,10 @@ impl Dialogs {
                 }
             }
         });
-        if answer.is_none() && (escape || modal.should_close()) {
+        // A click outside the dialog never answers it (egui's `should_close` would), and
+        // Escape is not Stop: an approval is answered only by its buttons.
+        let escape_answers = !matches!(front.ask, Ask::Approval { .. });
+        if answer.is_none() && escape && escape_answers {
             answer = Some(front.safe_default());
         }
         if let Some(a) = answer {

@@ -101,8 +101,12 @@ impl StudioApp {
         } else {
             mode
         };
-        spec.settings
-            .insert("flexible".into(), self.settings.flexible.into());
+        // Flexible mode is a property of the run (the controller reads `spec.flexible`), not
+        // only a line in run.json.
+        spec.flexible = self.settings.flexible;
+        if spec.flexible {
+            spec.max_steps = crate::runtime::toolbox::flexible_max_steps(spec.max_steps);
+        }
         let model = self.model_settings();
         let maker = self.decider.clone();
         let factory: DeciderFactory = Box::new(move || maker(&model));

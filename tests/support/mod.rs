@@ -1,0 +1,4 @@
+//! Shared helpers for the integration tests.
+
+pub mod model_server;
+pub mod scenario;
