@@ -36,15 +36,25 @@ pub fn method_steps_pending(ctx: &RunContext) -> bool {
     super::shared_registry()
         .tools()
         .iter()
-        .any(|t| t.module != "report" && t.module != "fusion" && t.available(ctx))
+        .any(|t| {
+            t.module != "report"
+                && t.module != "fusion"
+                && t.module != super::answers::MODULE
+                && t.available(ctx)
+        })
 }
 
-/// Steps that can still run before the report: the methods', then combining them.
+/// Steps that can still run before the report: the methods', then combining them and
+/// answering the goal's questions.
 fn others_pending(ctx: &RunContext) -> bool {
     method_steps_pending(ctx)
         || super::shared_registry()
             .get("fuse_methods")
             .is_some_and(|t| t.available(ctx))
+        || super::shared_registry()
+            .tools()
+            .iter()
+            .any(|t| t.module == super::answers::MODULE && t.available(ctx))
 }
 
 /// Whether the run has ERT inputs.
@@ -122,8 +132,11 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let mut reasons = incomplete_because(ctx, "__report_being_written__");
     reasons.retain(|r| !r.contains("report"));
     reasons.extend(super::assess(ctx));
+    let mut nd = not_delivered(ctx);
+    nd.extend(super::answers::report::not_delivered(ctx));
     let input = ReportInput {
-        not_delivered: not_delivered(ctx),
+        answers: Some(super::answers::report::section(ctx)),
+        not_delivered: nd,
         status: if reasons.is_empty() {
             "success".into()
         } else {

@@ -268,8 +268,12 @@ pub fn result_json(
         })
         .collect();
     let mut products = Map::new();
+    let mut fields = Map::new();
     for key in ctx.artifact_keys() {
         if let Some(p) = ctx.product(&key) {
+            if let Some((name, value)) = p.result_field() {
+                fields.insert(name, value);
+            }
             let mut entry = Map::new();
             entry.insert(
                 "description".into(),
@@ -287,7 +291,7 @@ pub fn result_json(
             products.insert(key, Value::Object(entry));
         }
     }
-    json!({
+    let mut out = json!({
         "status": status.word(),
         "reasons": reasons,
         "ended": ctx.ended.map(Ended::word),
@@ -300,7 +304,13 @@ pub fn result_json(
         "setting_changes": ctx.setting_changes,
         "usage": ctx.usage,
         "seconds": (ctx.elapsed_s() * 1000.0).round() / 1000.0,
-    })
+    });
+    if let Some(obj) = out.as_object_mut() {
+        for (name, value) in fields {
+            obj.entry(name).or_insert(value);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
