@@ -18,7 +18,9 @@ fn copy_tree(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).expect("create folder");
     for entry in std::fs::read_dir(src).expect("folder exists") {
         let path = entry.expect("dir entry").path();
-        let Some(name) = path.file_name() else { continue };
+        let Some(name) = path.file_name() else {
+            continue;
+        };
         if name == "runs" {
             continue;
         }
@@ -53,7 +55,10 @@ fn answer<'a>(result: &'a Value, kind: &str) -> &'a Value {
 fn example() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temporary folder");
     let dst = tmp.path().join("example");
-    copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example"), &dst);
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example"),
+        &dst,
+    );
     (tmp, dst)
 }
 
@@ -77,7 +82,12 @@ fn the_example_goal_is_answered_within_the_truths_tolerances() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| wt["combined_from"].as_array().unwrap().contains(&e["method"]))
+        .filter(|e| {
+            wt["combined_from"]
+                .as_array()
+                .unwrap()
+                .contains(&e["method"])
+        })
         .collect();
     assert!(agreeing.len() >= 2, "two agreeing methods: {wt}");
     for e in &agreeing {
@@ -94,7 +104,10 @@ fn the_example_goal_is_answered_within_the_truths_tolerances() {
     assert!((x - 40.0).abs() <= 5.0, "centroid x {x}");
     assert!((d - 7.5).abs() <= 2.5, "centroid depth {d}");
     assert_eq!(ch["details"]["conductor_trend"], "growing", "{ch}");
-    assert!(ch["value"].as_f64().unwrap() < 0.0, "a conductive plume lowers resistivity");
+    assert!(
+        ch["value"].as_f64().unwrap() < 0.0,
+        "a conductive plume lowers resistivity"
+    );
 
     let wc = answer(&result, "water_content");
     let bands = wc["details"]["per_depth"].as_array().unwrap();
@@ -112,9 +125,18 @@ fn the_example_goal_is_answered_within_the_truths_tolerances() {
 
     let md = std::fs::read_to_string(out.dir.join("report.md")).unwrap();
     let first = md.find("## ").map(|i| &md[i..]).unwrap_or("");
-    assert!(first.starts_with("## Answers"), "the report opens with Answers");
-    assert!(md.contains("The water table lies at"), "plain-language answer");
-    assert!(md.contains("answers_evidence.png"), "the evidence figure is in the report");
+    assert!(
+        first.starts_with("## Answers"),
+        "the report opens with Answers"
+    );
+    assert!(
+        md.contains("The water table lies at"),
+        "plain-language answer"
+    );
+    assert!(
+        md.contains("answers_evidence.png"),
+        "the evidence figure is in the report"
+    );
 }
 
 /// Broken input must fail the score: with the water-table goal but no data a method can read
@@ -132,14 +154,23 @@ fn unanswerable_and_missing_questions_say_why() {
     let result = result_of(&out);
     let wt = answer(&result, "water_table_depth");
     assert_eq!(wt["status"], "not_answered", "{wt}");
-    assert!(wt["reason"].as_str().unwrap().contains("no method gave"), "{wt}");
+    assert!(
+        wt["reason"].as_str().unwrap().contains("no method gave"),
+        "{wt}"
+    );
     let md = std::fs::read_to_string(out.dir.join("report.md")).unwrap();
     assert!(md.contains("## Not delivered"), "{md}");
-    assert!(md.contains("An answer to “Where is the water table”"), "{md}");
+    assert!(
+        md.contains("An answer to “Where is the water table”"),
+        "{md}"
+    );
 
     let out = run_project(&dir, Some("Process these files"));
     let md = std::fs::read_to_string(out.dir.join("report.md")).unwrap();
-    assert!(md.contains("It can answer: the depth of the water table"), "{md}");
+    assert!(
+        md.contains("It can answer: the depth of the water table"),
+        "{md}"
+    );
 }
 
 /// Königsee (real picks): "How deep is the bedrock?" gets a depth profile whose median lies
@@ -154,7 +185,8 @@ fn koenigsee_bedrock_depth_matches_pygimli_contour() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("project.json"),
-        serde_json::json!({"goal": "How deep is the bedrock?", "inputs": {"seismic_file": sgt}}).to_string(),
+        serde_json::json!({"goal": "How deep is the bedrock?", "inputs": {"seismic_file": sgt}})
+            .to_string(),
     )
     .unwrap();
     let out = run_project(tmp.path(), None);
@@ -167,24 +199,43 @@ fn koenigsee_bedrock_depth_matches_pygimli_contour() {
 
     let model: Value = serde_json::from_str(
         &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracles/koenigsee_pygimli_model.json"),
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/oracles/koenigsee_pygimli_model.json"),
         )
         .unwrap(),
     )
     .unwrap();
     let col = |k: &str| -> Vec<f64> {
-        model[k].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+        model[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
     };
-    let (xs, zs, vs, cov) = (col("x_m"), col("z_m"), col("velocity_m_per_s"), col("standardized_coverage"));
-    let (x0, x1) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+    let (xs, zs, vs, cov) = (
+        col("x_m"),
+        col("z_m"),
+        col("velocity_m_per_s"),
+        col("standardized_coverage"),
+    );
+    let (x0, x1) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
     let mut theirs = Vec::new();
     let mut x = x0;
     while x < x1 {
-        let mut cells: Vec<usize> = (0..xs.len()).filter(|&i| xs[i] >= x && xs[i] < x + 2.0).collect();
+        let mut cells: Vec<usize> = (0..xs.len())
+            .filter(|&i| xs[i] >= x && xs[i] < x + 2.0)
+            .collect();
         cells.sort_by(|&a, &b| zs[b].total_cmp(&zs[a]));
         if let Some(&top) = cells.first() {
             let surface = zs[top];
-            let hit = cells.windows(2).find(|w| vs[w[0]] < 2000.0 && vs[w[1]] >= 2000.0 && cov[w[1]] > 0.0);
+            let hit = cells
+                .windows(2)
+                .find(|w| vs[w[0]] < 2000.0 && vs[w[1]] >= 2000.0 && cov[w[1]] > 0.0);
             if let Some(w) = hit {
                 let (za, zb, va, vb) = (zs[w[0]], zs[w[1]], vs[w[0]], vs[w[1]]);
                 let z = za + (2000.0 - va) * (zb - za) / (vb - va);
@@ -194,7 +245,11 @@ fn koenigsee_bedrock_depth_matches_pygimli_contour() {
         x += 2.0;
     }
     theirs.sort_by(f64::total_cmp);
-    assert!(theirs.len() >= 5, "pyGIMLi's contour found in {} columns", theirs.len());
+    assert!(
+        theirs.len() >= 5,
+        "pyGIMLi's contour found in {} columns",
+        theirs.len()
+    );
     let median = theirs[theirs.len() / 2];
     eprintln!("Königsee bedrock: ours {ours:.2} m, pyGIMLi 2000 m/s contour {median:.2} m");
     assert!((ours - median).abs() <= 0.2 * median, "{ours} vs {median}");

@@ -37,7 +37,11 @@ fn water_table_within(result: &Value, depth_m: f64) {
     for e in wt["evidence"].as_array().unwrap() {
         if combined.contains(&e["method"]) {
             let v = e["value"].as_f64().unwrap();
-            assert!((v - depth_m).abs() <= 0.5, "{} {v} m vs {depth_m} m: {wt}", e["method"]);
+            assert!(
+                (v - depth_m).abs() <= 0.5,
+                "{} {v} m vs {depth_m} m: {wt}",
+                e["method"]
+            );
         }
     }
 }
@@ -73,7 +77,10 @@ fn a_deep_water_table() {
     let wt = answer(&r, "water_table_depth");
     assert_eq!(wt["status"], "answered", "{wt}");
     let v = wt["value"].as_f64().unwrap();
-    assert!((v - 8.0).abs() <= 0.5 + wt["uncertainty"].as_f64().unwrap(), "{wt}");
+    assert!(
+        (v - 8.0).abs() <= 0.5 + wt["uncertainty"].as_f64().unwrap(),
+        "{wt}"
+    );
     for e in wt["evidence"].as_array().unwrap() {
         assert_ne!(e["method"], "GPR", "the GPR line reaches ~5.6 m only: {wt}");
     }
@@ -96,12 +103,29 @@ fn bedrock_dipping_the_other_way() {
     water_table_within(&r, 4.0);
     let rock = answer(&r, "bedrock_depth");
     assert_eq!(rock["status"], "answered", "{rock}");
-    let xs: Vec<f64> = rock["where"]["x_m"].as_array().unwrap().iter().filter_map(Value::as_f64).collect();
-    let ds: Vec<f64> = rock["where"]["depth_m"].as_array().unwrap().iter().filter_map(Value::as_f64).collect();
+    let xs: Vec<f64> = rock["where"]["x_m"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    let ds: Vec<f64> = rock["where"]["depth_m"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
     // Least-squares slope of depth against x: the truth's is −0.05 m/m.
     let n = xs.len() as f64;
     let (mx, md) = (xs.iter().sum::<f64>() / n, ds.iter().sum::<f64>() / n);
-    let slope = xs.iter().zip(&ds).map(|(x, d)| (x - mx) * (d - md)).sum::<f64>()
+    let slope = xs
+        .iter()
+        .zip(&ds)
+        .map(|(x, d)| (x - mx) * (d - md))
+        .sum::<f64>()
         / xs.iter().map(|x| (x - mx).powi(2)).sum::<f64>();
-    assert!(slope < -0.02, "the bedrock falls along the line: slope {slope}");
+    assert!(
+        slope < -0.02,
+        "the bedrock falls along the line: slope {slope}"
+    );
 }

@@ -643,7 +643,9 @@ fn the_chat_reads_the_water_table_from_the_answers() {
     }
     h.state_mut().chat.input = "What is the water table depth?".into();
     h.get_by_label("Send").click();
-    step_until(&mut h, 20, "the get_answers call", |a| a.chat.pending.is_some());
+    step_until(&mut h, 20, "the get_answers call", |a| {
+        a.chat.pending.is_some()
+    });
     h.get_by_label("Approve").click();
     step_until(&mut h, 20, "the end of the turn", |a| !a.chat.working());
     let result = seen.lock().unwrap().clone();

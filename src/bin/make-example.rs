@@ -13,14 +13,23 @@ use std::path::PathBuf;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (truth, rest): (Option<PathBuf>, Vec<&String>) = match args.iter().position(|a| a == "--truth") {
+    let (truth, rest): (Option<PathBuf>, Vec<&String>) = match args
+        .iter()
+        .position(|a| a == "--truth")
+    {
         Some(i) => match args.get(i + 1) {
             Some(f) => (
                 Some(PathBuf::from(f)),
-                args.iter().enumerate().filter(|(k, _)| *k != i && *k != i + 1).map(|(_, a)| a).collect(),
+                args.iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != i && *k != i + 1)
+                    .map(|(_, a)| a)
+                    .collect(),
             ),
             None => {
-                eprintln!("error: --truth needs a file (a truth of the schema of assets/example/truth.json)");
+                eprintln!(
+                    "error: --truth needs a file (a truth of the schema of assets/example/truth.json)"
+                );
                 std::process::exit(2);
             }
         },
@@ -32,7 +41,9 @@ fn main() {
             // Never over the bundled example: a truth of one's own goes beside it.
             Some(f) => base.join("runs").join(format!(
                 "example-{}",
-                f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+                f.file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default()
             )),
             None => base.join("assets").join("example"),
         }

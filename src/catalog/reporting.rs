@@ -33,15 +33,12 @@ impl crate::runtime::Product for ReportProduct {
 
 /// Method steps (everything but combining and reporting) that can still run.
 pub fn method_steps_pending(ctx: &RunContext) -> bool {
-    super::shared_registry()
-        .tools()
-        .iter()
-        .any(|t| {
-            t.module != "report"
-                && t.module != "fusion"
-                && t.module != super::answers::MODULE
-                && t.available(ctx)
-        })
+    super::shared_registry().tools().iter().any(|t| {
+        t.module != "report"
+            && t.module != "fusion"
+            && t.module != super::answers::MODULE
+            && t.available(ctx)
+    })
 }
 
 /// Steps that can still run before the report: the methods', then combining them and

@@ -13,7 +13,6 @@
 
 use serde::{Deserialize, Serialize};
 
-
 /// The median of the finite values (the mean of the two middle ones for an even count), or
 /// `None` when there is none.
 pub fn median(v: &[f64]) -> Option<f64> {
@@ -148,9 +147,9 @@ pub fn largest_agreeing(values: &[(f64, f64)]) -> Vec<usize> {
             continue;
         }
         let ok = set.iter().enumerate().all(|(k, &i)| {
-            set[k + 1..].iter().all(|&j| {
-                agree(values[i].0, values[i].1, values[j].0, values[j].1)
-            })
+            set[k + 1..]
+                .iter()
+                .all(|&j| agree(values[i].0, values[i].1, values[j].0, values[j].1))
         });
         if ok {
             best = set;
@@ -188,8 +187,14 @@ mod tests {
         assert!((s - 0.24).abs() < 1e-3, "{s}");
         assert!(agree(4.0, 0.3, 4.2, 0.4));
         assert!(!agree(4.0, 0.3, 6.0, 0.4), "2.0 m apart is 4σ");
-        assert_eq!(largest_agreeing(&[(6.5, 0.3), (4.0, 0.3), (4.2, 0.4)]), vec![1, 2]);
+        assert_eq!(
+            largest_agreeing(&[(6.5, 0.3), (4.0, 0.3), (4.2, 0.4)]),
+            vec![1, 2]
+        );
         assert_eq!(largest_agreeing(&[(1.0, 0.1), (5.0, 0.1)]), vec![0]);
-        assert!(inverse_variance(&[(1.0, 0.0)]).is_none(), "a zero σ is refused");
+        assert!(
+            inverse_variance(&[(1.0, 0.0)]).is_none(),
+            "a zero σ is refused"
+        );
     }
 }

@@ -204,17 +204,16 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
     let findings: Vec<String> = if !answered.is_empty() {
         answered
     } else {
-        ctx
-        .steps
-        .iter()
-        .filter(|s| {
-            s.status == StepStatus::Ok
-                && s.module != "project"
-                && s.module != "report"
-                && !s.summary.is_empty()
-        })
-        .map(|s| format!("- **{}.** {}", s.label_or_tool(), s.summary))
-        .collect()
+        ctx.steps
+            .iter()
+            .filter(|s| {
+                s.status == StepStatus::Ok
+                    && s.module != "project"
+                    && s.module != "report"
+                    && !s.summary.is_empty()
+            })
+            .map(|s| format!("- **{}.** {}", s.label_or_tool(), s.summary))
+            .collect()
     };
     if !findings.is_empty() {
         let _ = writeln!(out, "**Principal findings.**\n\n{}\n", findings.join("\n"));

@@ -119,7 +119,11 @@ impl Answer {
         let (value, sigma, combined_from) = if set.len() >= 2 {
             let chosen: Vec<(f64, f64)> = set.iter().map(|&i| vals[i]).collect();
             let (m, s) = inverse_variance(&chosen).unwrap_or(chosen[0]);
-            (m, s, set.iter().map(|&i| evidence[i].method.clone()).collect())
+            (
+                m,
+                s,
+                set.iter().map(|&i| evidence[i].method.clone()).collect(),
+            )
         } else {
             let best = (0..vals.len())
                 .min_by(|&a, &b| vals[a].1.total_cmp(&vals[b].1))
@@ -225,15 +229,28 @@ mod tests {
         let a = Answer::depth(
             &q(),
             "water table",
-            vec![ev("ERT", 4.0, 0.3), ev("GPR", 4.2, 0.4), ev("seismic", 7.0, 0.3)],
+            vec![
+                ev("ERT", 4.0, 0.3),
+                ev("GPR", 4.2, 0.4),
+                ev("seismic", 7.0, 0.3),
+            ],
             Value::Null,
         );
         assert_eq!(a.agreement, Agreement::Disagree);
         assert_eq!(a.combined_from, vec!["ERT", "GPR"]);
         // Inverse-variance of 4.0 ± 0.3 and 4.2 ± 0.4 (hand computed: 4.072 ± 0.24).
         assert!((a.value.unwrap() - 4.072).abs() < 1e-3);
-        assert!(a.sentence.contains("seismic 7 ± 0.3 m disagrees"), "{}", a.sentence);
-        let all = Answer::depth(&q(), "water table", vec![ev("ERT", 4.0, 0.3), ev("GPR", 4.2, 0.4)], Value::Null);
+        assert!(
+            a.sentence.contains("seismic 7 ± 0.3 m disagrees"),
+            "{}",
+            a.sentence
+        );
+        let all = Answer::depth(
+            &q(),
+            "water table",
+            vec![ev("ERT", 4.0, 0.3), ev("GPR", 4.2, 0.4)],
+            Value::Null,
+        );
         assert_eq!(all.agreement, Agreement::Agree);
         let one = Answer::depth(&q(), "water table", vec![ev("ERT", 4.0, 0.3)], Value::Null);
         assert_eq!(one.agreement, Agreement::SingleMethod);
@@ -247,7 +264,17 @@ mod tests {
     fn the_schema_names_are_the_issues() {
         let a = Answer::depth(&q(), "water table", vec![ev("ERT", 4.0, 0.3)], Value::Null);
         let v = serde_json::to_value(&a).unwrap();
-        for k in ["question", "kind", "value", "unit", "uncertainty", "where", "evidence", "agreement", "status"] {
+        for k in [
+            "question",
+            "kind",
+            "value",
+            "unit",
+            "uncertainty",
+            "where",
+            "evidence",
+            "agreement",
+            "status",
+        ] {
             assert!(v.get(k).is_some(), "{k} missing");
         }
         assert_eq!(v["kind"], "water_table_depth");

@@ -11,10 +11,10 @@ use crate::catalog::kit::format::num;
 use crate::catalog::kit::methods::{ERT, GPR, SEISMIC};
 use crate::catalog::kit::{held, keys, product_path};
 use crate::catalog::seismic::SeismicModel;
+use crate::methods::depth::{DepthEstimate, DepthProfile};
 use crate::methods::ert::interpret as ert_interp;
 use crate::methods::gpr::interpret::flat_reflector;
 use crate::methods::seismic::interpret as seis_interp;
-use crate::methods::depth::{DepthEstimate, DepthProfile};
 use crate::runtime::RunContext;
 
 /// Evidence gathered for one question: the values, each method's profile (for the figure
@@ -74,11 +74,20 @@ pub fn water_table(ctx: &RunContext, s: &AnswerSettings) -> anyhow::Result<Gathe
     let mut g = Gathered::default();
     if let Some(m) = held::<SeismicModel>(ctx, keys::SEISMIC_RESULTS) {
         match seis_interp::water_table(&m.inversion, s.water_table_velocity_m_per_s) {
-            Some(e) => g.add(ctx, SEISMIC.prose, keys::SEISMIC_RESULTS, "answer_water_table_seismic", e),
-            None => g.not_used.push((SEISMIC.prose.into(), format!(
-                "no ray-covered {}–{} m/s contour in the velocity model",
-                s.water_table_velocity_m_per_s.0, s.water_table_velocity_m_per_s.1
-            ))),
+            Some(e) => g.add(
+                ctx,
+                SEISMIC.prose,
+                keys::SEISMIC_RESULTS,
+                "answer_water_table_seismic",
+                e,
+            ),
+            None => g.not_used.push((
+                SEISMIC.prose.into(),
+                format!(
+                    "no ray-covered {}–{} m/s contour in the velocity model",
+                    s.water_table_velocity_m_per_s.0, s.water_table_velocity_m_per_s.1
+                ),
+            )),
         }
     }
     if let Some(m) = ert_baseline(ctx) {
@@ -88,8 +97,17 @@ pub fn water_table(ctx: &RunContext, s: &AnswerSettings) -> anyhow::Result<Gathe
         match steps.first().and_then(|st| {
             ert_interp::water_table(m.section(), st.rho_ohm_m, m.coverage(), cov, 0.25 * spread)
         }) {
-            Some(e) => g.add(ctx, ERT.prose, keys::INVERSION_RESULTS, "answer_water_table_ert", e),
-            None => g.not_used.push((ERT.prose.into(), "no downward resistivity decrease of 20 % or more in the covered model".into())),
+            Some(e) => g.add(
+                ctx,
+                ERT.prose,
+                keys::INVERSION_RESULTS,
+                "answer_water_table_ert",
+                e,
+            ),
+            None => g.not_used.push((
+                ERT.prose.into(),
+                "no downward resistivity decrease of 20 % or more in the covered model".into(),
+            )),
         }
     }
     if let Some(p) = held::<GprProcessed>(ctx, keys::GPR_RESULTS) {
@@ -146,7 +164,9 @@ fn gpr_reflector(g: &mut Gathered, p: &GprProcessed, s: &AnswerSettings) {
     let origin = match p.velocity_origin {
         VelocityOrigin::UserVelocity => "the velocity the project gives",
         VelocityOrigin::UserPermittivity => "the permittivity the project gives",
-        VelocityOrigin::HeaderPermittivity => "the file header's permittivity (an instrument setting, not measured)",
+        VelocityOrigin::HeaderPermittivity => {
+            "the file header's permittivity (an instrument setting, not measured)"
+        }
         VelocityOrigin::Semblance => "a semblance analysis of the gather",
         VelocityOrigin::None => "no velocity",
     };
@@ -176,15 +196,27 @@ pub fn bedrock(ctx: &RunContext, s: &AnswerSettings) -> Gathered {
     let mut g = Gathered::default();
     if let Some(m) = held::<SeismicModel>(ctx, keys::SEISMIC_RESULTS) {
         match seis_interp::bedrock(&m.inversion, s.bedrock_velocity_m_per_s) {
-            Some(e) => g.add(ctx, SEISMIC.prose, keys::SEISMIC_RESULTS, "answer_bedrock_seismic", e),
-            None => g.not_used.push((SEISMIC.prose.into(), format!(
-                "no ray-covered {:.0} m/s contour in the velocity model",
-                s.bedrock_velocity_m_per_s
-            ))),
+            Some(e) => g.add(
+                ctx,
+                SEISMIC.prose,
+                keys::SEISMIC_RESULTS,
+                "answer_bedrock_seismic",
+                e,
+            ),
+            None => g.not_used.push((
+                SEISMIC.prose.into(),
+                format!(
+                    "no ray-covered {:.0} m/s contour in the velocity model",
+                    s.bedrock_velocity_m_per_s
+                ),
+            )),
         }
     }
     if ert_baseline(ctx).is_some() {
-        g.not_used.push((ERT.prose.into(), "reading bedrock from the ERT gradient is not implemented in this version".into()));
+        g.not_used.push((
+            ERT.prose.into(),
+            "reading bedrock from the ERT gradient is not implemented in this version".into(),
+        ));
     }
     g
 }

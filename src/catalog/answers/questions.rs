@@ -240,7 +240,11 @@ fn depth_named(clause: &str) -> Option<f64> {
         let prep = matches!(words[i].as_str(), "at" | "in" | "bei" | "à" | "a");
         let w = &words[i + 1];
         let unit = w.ends_with('m') || words.get(i + 2).is_some_and(|u| u == "m");
-        let value = w.trim_end_matches('m').replace(',', ".").parse::<f64>().ok();
+        let value = w
+            .trim_end_matches('m')
+            .replace(',', ".")
+            .parse::<f64>()
+            .ok();
         if prep && unit { value } else { None }
     })
 }
@@ -297,13 +301,25 @@ mod tests {
     #[test]
     fn several_phrasings_and_languages_are_read() {
         assert_eq!(kinds("How deep is the bedrock?"), vec![BedrockDepth]);
-        assert_eq!(kinds("depth to groundwater along the line"), vec![WaterTableDepth]);
-        assert_eq!(kinds("Wo liegt der Grundwasserspiegel?"), vec![WaterTableDepth]);
-        assert_eq!(kinds("Quelle est la profondeur de la nappe phréatique ?"), vec![WaterTableDepth]);
+        assert_eq!(
+            kinds("depth to groundwater along the line"),
+            vec![WaterTableDepth]
+        );
+        assert_eq!(
+            kinds("Wo liegt der Grundwasserspiegel?"),
+            vec![WaterTableDepth]
+        );
+        assert_eq!(
+            kinds("Quelle est la profondeur de la nappe phréatique ?"),
+            vec![WaterTableDepth]
+        );
         assert_eq!(kinds("Wie hat sich die Fahne verändert?"), vec![Change]);
         assert_eq!(kinds("Teneur en eau du sol"), vec![WaterContent]);
         assert_eq!(kinds("Give me a map of the resistivity"), vec![Map]);
-        assert_eq!(kinds("Is there a conductor under the road?"), vec![Presence]);
+        assert_eq!(
+            kinds("Is there a conductor under the road?"),
+            vec![Presence]
+        );
         assert_eq!(
             kinds("Water table and bedrock depth; how did saturation evolve over time?"),
             vec![WaterTableDepth, BedrockDepth, Change, WaterContent]
@@ -315,7 +331,10 @@ mod tests {
         let q = questions("What is the water content at 5 m?");
         assert_eq!(q[0].kind, WaterContent);
         assert_eq!(q[0].at_depth_m, Some(5.0));
-        assert_eq!(questions("water content at 2.5m depth")[0].at_depth_m, Some(2.5));
+        assert_eq!(
+            questions("water content at 2.5m depth")[0].at_depth_m,
+            Some(2.5)
+        );
         assert_eq!(questions("What is the water content?")[0].at_depth_m, None);
     }
 

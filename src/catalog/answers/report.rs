@@ -6,10 +6,10 @@
 use super::answer::{Answers, Status};
 use super::questions::answerable_kinds;
 use crate::catalog::kit::figure_path;
+use crate::catalog::kit::held;
 use crate::catalog::kit::keys;
 use crate::catalog::kit::palette;
 use crate::catalog::seismic::SeismicModel;
-use crate::catalog::kit::held;
 use crate::report::figures::{Axes, Series, Style, line_plot};
 use crate::report::{AnswersSection, NotDelivered};
 use crate::runtime::RunContext;
@@ -33,9 +33,14 @@ pub fn section(ctx: &RunContext) -> AnswersSection {
         return s;
     }
     for a in &all.answers {
-        s.paragraphs.push(format!("**{}?** {}", a.question.trim_end_matches('?'), a.sentence));
+        s.paragraphs.push(format!(
+            "**{}?** {}",
+            a.question.trim_end_matches('?'),
+            a.sentence
+        ));
         if a.status == Status::Answered {
-            s.findings.push(format!("**{}.** {}", capital(&a.question), a.sentence));
+            s.findings
+                .push(format!("**{}.** {}", capital(&a.question), a.sentence));
         }
     }
     let drawn = ctx
@@ -82,15 +87,27 @@ pub fn evidence_figure(ctx: &RunContext, all: &Answers) -> Option<(std::path::Pa
         };
         for p in profiles {
             let method = p["method"].as_str().unwrap_or("");
-            let xs: Vec<f64> = p["x_m"].as_array()?.iter().filter_map(|v| v.as_f64()).collect();
-            let ds: Vec<f64> = p["depth_m"].as_array()?.iter().filter_map(|v| v.as_f64()).collect();
+            let xs: Vec<f64> = p["x_m"]
+                .as_array()?
+                .iter()
+                .filter_map(|v| v.as_f64())
+                .collect();
+            let ds: Vec<f64> = p["depth_m"]
+                .as_array()?
+                .iter()
+                .filter_map(|v| v.as_f64())
+                .collect();
             if xs.is_empty() || xs.len() != ds.len() {
                 continue;
             }
             let name = format!("{} — {method}", a.kind.word().replace('_', " "));
             series.push(
                 Series::line(&name, xs, ds)
-                    .style(if i % 2 == 0 { Style::LinePoints } else { Style::Dashed })
+                    .style(if i % 2 == 0 {
+                        Style::LinePoints
+                    } else {
+                        Style::Dashed
+                    })
                     .colour(palette::series_colour(i)),
             );
             i += 1;

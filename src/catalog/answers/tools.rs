@@ -30,7 +30,10 @@ fn asked(ctx: &RunContext, kind: QuestionKind) -> anyhow::Result<Question> {
 /// Hold `answer` under `key`, its sentence the step's summary.
 fn hold(key: &str, answer: Answer) -> ToolResult {
     let summary = answer.sentence.clone();
-    let mut h = Held::new(answer.clone(), format!("answer ({}): {}", answer.kind.word(), short(&summary)));
+    let mut h = Held::new(
+        answer.clone(),
+        format!("answer ({}): {}", answer.kind.word(), short(&summary)),
+    );
     for e in &answer.evidence {
         if let Some(f) = &e.file {
             h = h.file(f.into());
@@ -48,12 +51,17 @@ fn depth_answer(q: &Question, what: &str, g: Gathered) -> Answer {
     let details = g.details();
     let mut a = Answer::depth(q, what, g.evidence, details);
     if !g.not_used.is_empty() {
-        let why: Vec<String> = g.not_used.iter().map(|(m, w)| format!("{m}: {w}")).collect();
+        let why: Vec<String> = g
+            .not_used
+            .iter()
+            .map(|(m, w)| format!("{m}: {w}"))
+            .collect();
         if a.status == Status::NotAnswered {
             a.reason = Some(format!("no method gave a {what} ({})", why.join("; ")));
             a.sentence = format!("Not answered: {}.", a.reason.clone().unwrap_or_default());
         } else {
-            a.sentence.push_str(&format!(" Not used: {}.", why.join("; ")));
+            a.sentence
+                .push_str(&format!(" Not used: {}.", why.join("; ")));
         }
     }
     a
@@ -89,14 +97,20 @@ pub fn interpret_change(ctx: &mut RunContext) -> ToolResult {
         _ => Answer::not_answered(
             &q,
             "%",
-            "change needs a time-lapse ERT inversion of two or more surveys; this run has none".into(),
+            "change needs a time-lapse ERT inversion of two or more surveys; this run has none"
+                .into(),
         ),
     };
     hold(keys::ANSWER_CHANGE, a)
 }
 
 /// The change answer of a time-lapse result (`methods::ert::interpret` gives the method).
-pub fn change_answer(q: &Question, r: &TimeLapseResult, min_coverage: f64, threshold: f64) -> Answer {
+pub fn change_answer(
+    q: &Question,
+    r: &TimeLapseResult,
+    min_coverage: f64,
+    threshold: f64,
+) -> Answer {
     let covered = covered_cells(&r.coverage, min_coverage);
     let mut regions: Vec<ChangeRegion> = Vec::new();
     let mut rows = Vec::new();
@@ -114,27 +128,58 @@ pub fn change_answer(q: &Question, r: &TimeLapseResult, min_coverage: f64, thres
         if let Some(c) = &region {
             words.push(format!(
                 "{label}: {} % median ({} % max) over {} m² centred at x {} m, {} m deep{}{}",
-                num(c.median_percent), num(c.max_percent), num(c.area_m2), num(c.centroid_x_m),
+                num(c.median_percent),
+                num(c.max_percent),
+                num(c.area_m2),
+                num(c.centroid_x_m),
                 num(c.centroid_depth_m),
-                if evo == "first" { String::new() } else { format!(", {evo}") },
-                if required { String::new() } else { format!(" — not required by the data (χ² of no change {})", num(st.chi2_no_change)) }
+                if evo == "first" {
+                    String::new()
+                } else {
+                    format!(", {evo}")
+                },
+                if required {
+                    String::new()
+                } else {
+                    format!(
+                        " — not required by the data (χ² of no change {})",
+                        num(st.chi2_no_change)
+                    )
+                }
             ));
             regions.push(c.clone());
         } else {
-            words.push(format!("{label}: no covered cell changed by {threshold} % or more"));
+            words.push(format!(
+                "{label}: no covered cell changed by {threshold} % or more"
+            ));
         }
     }
     let Some(last) = regions.last().cloned() else {
-        return Answer::not_answered(q, "%", format!("no covered cell changed by {threshold} % or more in any survey"));
+        return Answer::not_answered(
+            q,
+            "%",
+            format!("no covered cell changed by {threshold} % or more in any survey"),
+        );
     };
-    let direction = if last.sign < 0 { "decrease" } else { "increase" };
+    let direction = if last.sign < 0 {
+        "decrease"
+    } else {
+        "increase"
+    };
     let trend = trend_of(&regions);
     let conductor = conductor_trend(last.sign, trend);
     let sentence = format!(
         "Resistivity {direction} of up to {} % (median {} %) by {}, centred at x {} m and {} m below ground over x {}–{} m, depth {}–{} m; the changed region was {trend}, so the conductive body was {conductor}. Per survey: {}.",
-        num(last.max_percent.abs()), num(last.median_percent), last.label, num(last.centroid_x_m),
-        num(last.centroid_depth_m), num(last.x_range_m.0), num(last.x_range_m.1),
-        num(last.depth_range_m.0), num(last.depth_range_m.1), words.join("; ")
+        num(last.max_percent.abs()),
+        num(last.median_percent),
+        last.label,
+        num(last.centroid_x_m),
+        num(last.centroid_depth_m),
+        num(last.x_range_m.0),
+        num(last.x_range_m.1),
+        num(last.depth_range_m.0),
+        num(last.depth_range_m.1),
+        words.join("; ")
     );
     Answer {
         question: q.words.clone(),
@@ -149,14 +194,19 @@ pub fn change_answer(q: &Question, r: &TimeLapseResult, min_coverage: f64, thres
             method: ERT.prose.into(),
             value: last.median_percent,
             uncertainty: f64::NAN,
-            how: format!("cells of the time-lapse model ({}) changed by {threshold} % or more against the baseline, in covered cells", r.method.name()),
+            how: format!(
+                "cells of the time-lapse model ({}) changed by {threshold} % or more against the baseline, in covered cells",
+                r.method.name()
+            ),
             product: keys::INVERSION_RESULTS.into(),
             file: None,
         }],
         agreement: Agreement::SingleMethod,
         combined_from: Vec::new(),
         status: Status::Answered,
-        reason: Some("one method (time-lapse ERT); no uncertainty of the change per cell is computed".into()),
+        reason: Some(
+            "one method (time-lapse ERT); no uncertainty of the change per cell is computed".into(),
+        ),
         sentence,
         details: json!({"trend": trend, "conductor_trend": conductor, "steps": rows}),
     }
@@ -195,11 +245,22 @@ pub fn interpret_water_content(ctx: &mut RunContext) -> ToolResult {
 }
 
 /// The water-content answer from the ERT conversion's first survey.
-pub fn water_content_answer(q: &Question, wc: &ErtWaterContent, m: &ErtModel, min_coverage: f64) -> Answer {
+pub fn water_content_answer(
+    q: &Question,
+    wc: &ErtWaterContent,
+    m: &ErtModel,
+    min_coverage: f64,
+) -> Answer {
     let Some(first) = wc.steps.first() else {
-        return Answer::not_answered(q, "m³/m³", "the water-content conversion holds no survey".into());
+        return Answer::not_answered(
+            q,
+            "m³/m³",
+            "the water-content conversion holds no survey".into(),
+        );
     };
-    let depth: Vec<f64> = (0..wc.section.n_params()).map(|j| wc.section.param_depth_m(j)).collect();
+    let depth: Vec<f64> = (0..wc.section.n_params())
+        .map(|j| wc.section.param_depth_m(j))
+        .collect();
     let mut covered = covered_cells(m.coverage(), min_coverage);
     if covered.len() != depth.len() {
         // The conversion's mesh is not the model's (it cannot be, today): no mask rather
@@ -207,8 +268,14 @@ pub fn water_content_answer(q: &Question, wc: &ErtWaterContent, m: &ErtModel, mi
         covered = vec![true; depth.len()];
     }
     let (mean, std) = (&first.water_content.mean, &first.water_content.std);
-    let max_depth = depth.iter().zip(&covered).filter(|(_, c)| **c).map(|(d, _)| *d).fold(0.0, f64::max);
-    let per_band: Vec<BandWaterContent> = bands(&depth, mean, std, &covered, 1.0, max_depth.min(30.0));
+    let max_depth = depth
+        .iter()
+        .zip(&covered)
+        .filter(|(_, c)| **c)
+        .map(|(d, _)| *d)
+        .fold(0.0, f64::max);
+    let per_band: Vec<BandWaterContent> =
+        bands(&depth, mean, std, &covered, 1.0, max_depth.min(30.0));
     let chosen = match q.at_depth_m {
         Some(d) => band(&depth, mean, std, &covered, (d - 0.5).max(0.0), d + 0.5),
         None => band(&depth, mean, std, &covered, 0.0, f64::INFINITY),
@@ -217,11 +284,28 @@ pub fn water_content_answer(q: &Question, wc: &ErtWaterContent, m: &ErtModel, mi
         return Answer::not_answered(q, "m³/m³", "no covered cell at the asked depth".into());
     };
     let label = wc.labels.first().cloned().unwrap_or_default();
-    let table: Vec<String> = per_band.iter().map(|b| format!("{}–{} m {} ± {}", num(b.depth_top_m), num(b.depth_bottom_m), num(b.theta_m3_per_m3), num(b.sigma_m3_per_m3))).collect();
+    let table: Vec<String> = per_band
+        .iter()
+        .map(|b| {
+            format!(
+                "{}–{} m {} ± {}",
+                num(b.depth_top_m),
+                num(b.depth_bottom_m),
+                num(b.theta_m3_per_m3),
+                num(b.sigma_m3_per_m3)
+            )
+        })
+        .collect();
     let sentence = format!(
         "The water content {} is {} ± {} m³/m³ (ERT, {label}, Monte Carlo spread of the petrophysical prior: {}). Per depth: {}.",
-        q.at_depth_m.map_or_else(|| "of the covered section (median)".to_string(), |d| format!("at {} m", num(d))),
-        num(c.theta_m3_per_m3), num(c.sigma_m3_per_m3), wc.prior_statement, table.join("; ")
+        q.at_depth_m.map_or_else(
+            || "of the covered section (median)".to_string(),
+            |d| format!("at {} m", num(d))
+        ),
+        num(c.theta_m3_per_m3),
+        num(c.sigma_m3_per_m3),
+        wc.prior_statement,
+        table.join("; ")
     );
     Answer {
         question: q.words.clone(),
@@ -234,7 +318,10 @@ pub fn water_content_answer(q: &Question, wc: &ErtWaterContent, m: &ErtModel, mi
             method: ERT.prose.into(),
             value: c.theta_m3_per_m3,
             uncertainty: c.sigma_m3_per_m3,
-            how: format!("median over {} covered cells of the Monte Carlo mean θ; uncertainty the median σ(θ)", c.n_cells),
+            how: format!(
+                "median over {} covered cells of the Monte Carlo mean θ; uncertainty the median σ(θ)",
+                c.n_cells
+            ),
             product: keys::WATER_CONTENT.into(),
             file: None,
         }],
@@ -266,7 +353,14 @@ pub fn collect(ctx: &RunContext) -> Answers {
         .iter()
         .map(|q| {
             let Some(key) = answer_key(q.kind) else {
-                return Answer::not_answered(q, "", format!("no interpretation step in this version answers {}", q.kind.described()));
+                return Answer::not_answered(
+                    q,
+                    "",
+                    format!(
+                        "no interpretation step in this version answers {}",
+                        q.kind.described()
+                    ),
+                );
             };
             if let Some(a) = held::<Answer>(ctx, key) {
                 return a.clone();
@@ -278,7 +372,10 @@ pub fn collect(ctx: &RunContext) -> Answers {
                 .rev()
                 .find(|s| s.tool == tool && !s.error.is_empty())
                 .map_or_else(
-                    || "its interpretation step did not run (the products it reads were not made)".to_string(),
+                    || {
+                        "its interpretation step did not run (the products it reads were not made)"
+                            .to_string()
+                    },
                     |s| format!("its interpretation step failed ({})", s.error),
                 );
             Answer::not_answered(q, "", why)
@@ -298,10 +395,18 @@ pub fn collect(ctx: &RunContext) -> Answers {
 pub fn answer_questions(ctx: &mut RunContext) -> ToolResult {
     let all = collect(ctx);
     let n = all.answers.len();
-    let answered = all.answers.iter().filter(|a| a.status == Status::Answered).count();
+    let answered = all
+        .answers
+        .iter()
+        .filter(|a| a.status == Status::Answered)
+        .count();
     let summary = format!(
         "{answered} of {n} question(s) answered: {}",
-        all.answers.iter().map(|a| format!("{} — {}", a.question, a.sentence)).collect::<Vec<_>>().join(" | ")
+        all.answers
+            .iter()
+            .map(|a| format!("{} — {}", a.question, a.sentence))
+            .collect::<Vec<_>>()
+            .join(" | ")
     );
     let value: Value = serde_json::to_value(&all.answers)?;
     let figure = super::report::evidence_figure(ctx, &all);

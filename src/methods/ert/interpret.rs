@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use super::inversion::ModelSection;
 use super::mesh::interp;
-use crate::methods::depth::{DepthEstimate, DepthProfile, summarise};
 use crate::methods::depth::median;
+use crate::methods::depth::{DepthEstimate, DepthProfile, summarise};
 
 /// The smallest decrease of log10 ρ across a profile's strongest step that counts (a fall of
 /// 20 %: log10(1/0.8)).
@@ -165,10 +165,7 @@ pub fn change_region(
     let max_percent = change_percent[biggest];
     let sign: i8 = if max_percent < 0.0 { -1 } else { 1 };
     let cells: Vec<usize> = (0..change_percent.len())
-        .filter(|&j| {
-            covered[j]
-                && change_percent[j] * f64::from(sign) >= threshold_percent
-        })
+        .filter(|&j| covered[j] && change_percent[j] * f64::from(sign) >= threshold_percent)
         .collect();
     if cells.is_empty() {
         return None;
@@ -178,11 +175,16 @@ pub fn change_region(
         .map(|&j| change_percent[j].abs() * section.param_area_m2[j])
         .collect();
     let wsum: f64 = w.iter().sum();
-    let xs: Vec<f64> = cells.iter().map(|&j| section.param_centroid_m[j][0]).collect();
+    let xs: Vec<f64> = cells
+        .iter()
+        .map(|&j| section.param_centroid_m[j][0])
+        .collect();
     let ds: Vec<f64> = cells.iter().map(|&j| section.param_depth_m(j)).collect();
     let fold = |v: &[f64]| {
         v.iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            })
     };
     let values: Vec<f64> = cells.iter().map(|&j| change_percent[j]).collect();
     Some(ChangeRegion {

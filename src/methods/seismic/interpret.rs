@@ -16,8 +16,8 @@
 
 use super::interfaces::{InterfaceSet, interfaces_at};
 use super::inversion::SeismicInversion;
-use crate::methods::depth::{DepthEstimate, DepthProfile, summarise};
 use crate::methods::depth::median;
+use crate::methods::depth::{DepthEstimate, DepthProfile, summarise};
 
 /// The default saturated-sediment velocity range, m/s (module docs).
 pub const WATER_TABLE_RANGE_M_PER_S: (f64, f64) = (1450.0, 1600.0);
@@ -121,10 +121,19 @@ mod tests {
         let inv = invert(&tt, &params, &mut |_, _| {}, &AtomicBool::new(false)).unwrap();
         let rock = bedrock(&inv, 2000.0).expect("a bedrock contour");
         assert!((10.0..=20.0).contains(&rock.depth_m), "{}", rock.depth_m);
-        assert!(rock.uncertainty_m > 0.0 && rock.uncertainty_m < 5.0, "{}", rock.uncertainty_m);
+        assert!(
+            rock.uncertainty_m > 0.0 && rock.uncertainty_m < 5.0,
+            "{}",
+            rock.uncertainty_m
+        );
         assert!(rock.profile.len() > 20);
         let wt = water_table(&inv, WATER_TABLE_RANGE_M_PER_S).expect("a 1525 m/s contour");
-        assert!(wt.depth_m < rock.depth_m, "{} vs {}", wt.depth_m, rock.depth_m);
+        assert!(
+            wt.depth_m < rock.depth_m,
+            "{} vs {}",
+            wt.depth_m,
+            rock.depth_m
+        );
         assert!(bedrock(&inv, 20_000.0).is_none());
     }
 }
