@@ -8,6 +8,7 @@
 //! same settings (the panel's edits layered over the project's), so the step the controller
 //! runs and the button a person presses behave identically.
 
+pub mod answers;
 pub mod ert;
 pub mod fusion;
 pub mod gpr;
@@ -42,6 +43,7 @@ const PARTS: &[fn(&mut Registry) -> Result<(), RegistryError>] = &[
     gravmag::register,
     gpr::register,
     fusion::register,
+    answers::register,
     reporting::register,
 ];
 

@@ -33,18 +33,25 @@ impl crate::runtime::Product for ReportProduct {
 
 /// Method steps (everything but combining and reporting) that can still run.
 pub fn method_steps_pending(ctx: &RunContext) -> bool {
-    super::shared_registry()
-        .tools()
-        .iter()
-        .any(|t| t.module != "report" && t.module != "fusion" && t.available(ctx))
+    super::shared_registry().tools().iter().any(|t| {
+        t.module != "report"
+            && t.module != "fusion"
+            && t.module != super::answers::MODULE
+            && t.available(ctx)
+    })
 }
 
-/// Steps that can still run before the report: the methods', then combining them.
+/// Steps that can still run before the report: the methods', then combining them and
+/// answering the goal's questions.
 fn others_pending(ctx: &RunContext) -> bool {
     method_steps_pending(ctx)
         || super::shared_registry()
             .get("fuse_methods")
             .is_some_and(|t| t.available(ctx))
+        || super::shared_registry()
+            .tools()
+            .iter()
+            .any(|t| t.module == super::answers::MODULE && t.available(ctx))
 }
 
 /// Whether the run has ERT inputs.
@@ -136,8 +143,11 @@ fn capitalise(s: &str) -> String {
 
 /// What the report is written from, with the status and reasons it is to state.
 fn report_input(ctx: &RunContext, status: &str, reasons: Vec<String>) -> ReportInput {
+    let mut not_delivered = not_delivered(ctx);
+    not_delivered.extend(super::answers::report::not_delivered(ctx));
     ReportInput {
-        not_delivered: not_delivered(ctx),
+        answers: Some(super::answers::report::section(ctx)),
+        not_delivered,
         status: status.to_string(),
         reasons,
         site: ctx

@@ -201,7 +201,27 @@ pub const GOAL: &str =
 /// Write the whole example project into `dir`: every method's data, `truth.json`, and a
 /// `project.json` naming the data by role with the goal. Returns the project file.
 pub fn write_project(dir: &Path) -> Result<PathBuf, String> {
-    let truth = Truth::default();
+    write_project_from(&Truth::default(), dir)
+}
+
+/// Read a truth of `truth.json`'s schema (every field as [`Truth`] names it); an error names
+/// the file and what was wrong (serde's line and column).
+pub fn read_truth(path: &Path) -> Result<Truth, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: line {}, column {}: expected a truth of the schema of assets/example/truth.json ({e})",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })
+}
+
+/// [`write_project`] from any truth: the same writers, the same goal and settings, the
+/// truth's own numbers.
+pub fn write_project_from(truth: &Truth, dir: &Path) -> Result<PathBuf, String> {
+    let truth = truth.clone();
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut inputs = Map::new();
     for (method, write) in writers() {

@@ -2,6 +2,7 @@
 //! quality. Pure functions over ndarray arrays; nothing here knows about the runtime, the
 //! model or the window.
 
+pub mod depth;
 pub mod ert;
 pub mod gpr;
 pub mod gravmag;

@@ -57,6 +57,20 @@ pub struct ReportInput {
     /// The report's sections in order, as (module key, heading): the catalog's `METHODS`
     /// between the project and the fusion. A step whose module is not listed has no section.
     pub sections: Vec<(&'static str, &'static str)>,
+    /// The answers to the goal's questions (computed, not written by a model), when the
+    /// catalog has them: the report opens with them.
+    pub answers: Option<AnswersSection>,
+}
+
+/// The report's **Answers** section as the catalog computed it.
+#[derive(Debug, Clone, Default)]
+pub struct AnswersSection {
+    /// One paragraph per question (Markdown).
+    pub paragraphs: Vec<String>,
+    /// Figures overlaying the evidence (path, caption).
+    pub figures: Vec<(PathBuf, String)>,
+    /// The executive summary's findings, one line each.
+    pub findings: Vec<String>,
 }
 
 /// The files written.
@@ -150,6 +164,26 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
         "| Status | automated output — technical review required |\n"
     );
 
+    // Answers to the goal's questions.
+    if let Some(a) = &input.answers {
+        let _ = writeln!(out, "## Answers\n");
+        let _ = writeln!(
+            out,
+            "*Computed from the data by the interpretation steps, not written by a model.*\n"
+        );
+        for p in &a.paragraphs {
+            let _ = writeln!(out, "{}\n", p.trim_end());
+        }
+        for (path, caption) in &a.figures {
+            let _ = writeln!(
+                out,
+                "![{}]({})\n\n*Figure: {caption}*\n",
+                cell(caption),
+                rel(path, dir)
+            );
+        }
+    }
+
     // Executive summary.
     let _ = writeln!(out, "## Executive summary\n");
     if input.status != "success" {
@@ -164,17 +198,25 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
         );
     }
     let _ = writeln!(out, "**Scope.** The request was: “{}”.\n", ctx.goal.trim());
-    let findings: Vec<String> = ctx
-        .steps
+    let answered: Vec<String> = input
+        .answers
         .iter()
-        .filter(|s| {
-            s.status == StepStatus::Ok
-                && s.module != "project"
-                && s.module != "report"
-                && !s.summary.is_empty()
-        })
-        .map(|s| format!("- **{}.** {}", s.label_or_tool(), s.summary))
+        .flat_map(|a| a.findings.iter().map(|f| format!("- {f}")))
         .collect();
+    let findings: Vec<String> = if !answered.is_empty() {
+        answered
+    } else {
+        ctx.steps
+            .iter()
+            .filter(|s| {
+                s.status == StepStatus::Ok
+                    && s.module != "project"
+                    && s.module != "report"
+                    && !s.summary.is_empty()
+            })
+            .map(|s| format!("- **{}.** {}", s.label_or_tool(), s.summary))
+            .collect()
+    };
     if !findings.is_empty() {
         let _ = writeln!(out, "**Principal findings.**\n\n{}\n", findings.join("\n"));
     }

@@ -38,6 +38,12 @@ pub trait Product: Any + Send + Sync + Debug {
         None
     }
 
+    /// A top-level field of `result.json` this product contributes (name, value), beside
+    /// `products`; `None` by default.
+    fn result_field(&self) -> Option<(String, serde_json::Value)> {
+        None
+    }
+
     /// For typed access ([`crate::runtime::RunContext::get`]).
     fn as_any(&self) -> &dyn Any;
 }

@@ -313,8 +313,12 @@ pub fn result_value(
         })
         .collect();
     let mut products = Map::new();
+    let mut fields = Map::new();
     for key in ctx.artifact_keys() {
         if let Some(p) = ctx.product(&key) {
+            if let Some((name, value)) = p.result_field() {
+                fields.insert(name, value);
+            }
             let mut entry = Map::new();
             entry.insert(
                 "description".into(),
@@ -332,7 +336,7 @@ pub fn result_value(
             products.insert(key, Value::Object(entry));
         }
     }
-    json!({
+    let mut out = json!({
         "status": status.word(),
         "reasons": reasons,
         "ended": ctx.ended.map(Ended::word),
@@ -348,7 +352,13 @@ pub fn result_value(
         "shortfalls": ctx.shortfalls,
         "usage": ctx.usage,
         "seconds": (ctx.elapsed_s() * 1000.0).round() / 1000.0,
-    })
+    });
+    if let Some(obj) = out.as_object_mut() {
+        for (name, value) in fields {
+            obj.entry(name).or_insert(value);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -141,3 +141,18 @@ pub const GPR_VELOCITY: &str = "gpr_velocity_m_per_ns";
 pub const GPR_PERMITTIVITY: &str = "gpr_permittivity";
 /// The site's name, for the report.
 pub const SITE: &str = "site";
+
+// ----- answers (catalog::answers) ------------------------------------------------------------
+
+/// The water-table answer (`Held<Answer>`).
+pub const ANSWER_WATER_TABLE: &str = "answer_water_table";
+/// The bedrock / interface depth answer.
+pub const ANSWER_BEDROCK: &str = "answer_bedrock";
+/// The change-over-time answer.
+pub const ANSWER_CHANGE: &str = "answer_change";
+/// The water-content answer.
+pub const ANSWER_WATER_CONTENT: &str = "answer_water_content";
+/// Every answer to the goal's questions (`Held<Answers>`; `result.json`'s `"answers"`).
+pub const ANSWERS: &str = "answers";
+/// The interpretation settings (`AnswerSettings`).
+pub const ANSWERS_PARAMS: &str = "answers_params";

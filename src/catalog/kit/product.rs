@@ -26,6 +26,8 @@ pub struct Held<T> {
     pub files: Vec<PathBuf>,
     /// How it reads in the report (Markdown), when the step summary is not enough.
     pub report: Option<String>,
+    /// A top-level field of `result.json` it contributes (name, value), e.g. the answers.
+    pub result_field: Option<(String, Value)>,
 }
 
 impl<T> Held<T> {
@@ -38,6 +40,7 @@ impl<T> Held<T> {
             numbers: Map::new(),
             files: Vec::new(),
             report: None,
+            result_field: None,
         }
     }
 
@@ -64,6 +67,12 @@ impl<T> Held<T> {
     /// Builder: its report section (Markdown).
     pub fn report(mut self, markdown: impl Into<String>) -> Self {
         self.report = Some(markdown.into());
+        self
+    }
+
+    /// Builder: a top-level field of `result.json` (`"answers"`).
+    pub fn result_field(mut self, name: &str, value: Value) -> Self {
+        self.result_field = Some((name.to_string(), value));
         self
     }
 
@@ -103,6 +112,10 @@ impl<T: std::fmt::Debug + Send + Sync + 'static> Product for Held<T> {
 
     fn report_markdown(&self) -> Option<String> {
         self.report.clone()
+    }
+
+    fn result_field(&self) -> Option<(String, Value)> {
+        self.result_field.clone()
     }
 
     fn as_any(&self) -> &dyn Any {

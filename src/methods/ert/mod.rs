@@ -29,6 +29,7 @@
 pub mod bessel;
 pub mod evaluation;
 pub mod fem;
+pub mod interpret;
 pub mod inversion;
 pub mod mesh;
 pub mod qc;

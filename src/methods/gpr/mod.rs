@@ -26,6 +26,7 @@ pub mod depth;
 pub mod dt1;
 pub mod dzt;
 pub mod filters;
+pub mod interpret;
 pub mod line;
 pub mod mala;
 pub mod migration;

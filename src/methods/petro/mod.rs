@@ -25,6 +25,7 @@
 //! ```
 
 pub mod config;
+pub mod interpret;
 pub mod monte_carlo;
 pub mod relations;
 pub mod rng;

@@ -22,6 +22,7 @@ pub mod forward;
 pub mod gather;
 pub mod grid;
 pub mod interfaces;
+pub mod interpret;
 pub mod inversion;
 pub mod picking;
 pub mod seg2;

@@ -49,6 +49,8 @@ pub enum ChatAction {
     },
     /// Advance the run by one step.
     RunStep {},
+    /// The answers to the goal's questions the current run computed.
+    GetAnswers {},
     /// Data files in the project folder a reader recognises.
     FindDataFiles {
         /// Only this method's files.
@@ -105,6 +107,7 @@ impl StudioApp {
             ChatAction::ReadState {} => text(self.state_json()),
             ChatAction::InspectProduct { key } => self.inspect_product(&key),
             ChatAction::RunStep {} => self.run_step(),
+            ChatAction::GetAnswers {} => self.get_answers(),
             ChatAction::FindDataFiles { method } => self.find_data_files(method.as_deref()),
         }
     }
@@ -172,6 +175,31 @@ impl StudioApp {
             } else {
                 format!("the products that exist are: {}", have.join(", "))
             }),
+        })
+    }
+
+    /// The run's answers (the `answers` product): the same objects `result.json` holds, with
+    /// the evidence's files, so a reply can quote the number, the methods and the figure.
+    fn get_answers(&self) -> ToolOutcome {
+        use crate::catalog::answers::Answers;
+        use crate::catalog::kit::keys;
+        use crate::catalog::kit::product::value_of;
+        if let Some(p) = self.shared.shelf.get(keys::ANSWERS)
+            && let Some(a) = value_of::<Answers>(p.as_ref())
+        {
+            let files: Vec<String> = p.files().iter().map(|f| f.display().to_string()).collect();
+            return text(json!({"answers": a.answers, "answerable": a.answerable, "files": files}));
+        }
+        ToolOutcome::Absent(Absence {
+            looked_for: "the answers to the goal's questions in the current run".into(),
+            checked: vec![format!(
+                "the {} products the current run has made",
+                self.shared.shelf.keys().len()
+            )],
+            not_checked: vec!["answers of earlier runs".into()],
+            try_instead: Some(
+                "run the project to its end (the answer_questions step runs after the methods), then ask again".into(),
+            ),
         })
     }
 

@@ -1,0 +1,222 @@
+//! Each method's evidence for a question, read from the run's products with the methods'
+//! interpretation functions (`methods::*::interpret`), and what was not used and why.
+
+use serde_json::{Value, json};
+
+use super::answer::Evidence;
+use super::settings::AnswerSettings;
+use crate::catalog::ert::{ErtModel, ErtSettings};
+use crate::catalog::gpr::{GprProcessed, VelocityOrigin};
+use crate::catalog::kit::format::num;
+use crate::catalog::kit::methods::{ERT, GPR, SEISMIC};
+use crate::catalog::kit::{held, keys, product_path};
+use crate::catalog::seismic::SeismicModel;
+use crate::methods::depth::{DepthEstimate, DepthProfile};
+use crate::methods::ert::interpret as ert_interp;
+use crate::methods::gpr::interpret::flat_reflector;
+use crate::methods::seismic::interpret as seis_interp;
+use crate::runtime::RunContext;
+
+/// Evidence gathered for one question: the values, each method's profile (for the figure
+/// and the tables) and a sentence per method present but not used.
+#[derive(Debug, Default)]
+pub struct Gathered {
+    /// One entry per method that gave a value.
+    pub evidence: Vec<Evidence>,
+    /// `(method, profile)` for each that gave one along the line.
+    pub profiles: Vec<(String, DepthProfile)>,
+    /// `(method, why not)` for each method with a result that gave no value.
+    pub not_used: Vec<(String, String)>,
+}
+
+impl Gathered {
+    /// Record an estimate (its profile written as a CSV table beside the run's products).
+    fn add(&mut self, ctx: &RunContext, method: &str, product: &str, name: &str, e: DepthEstimate) {
+        let file = product_path(ctx, &format!("{name}.csv"))
+            .ok()
+            .filter(|p| std::fs::write(p, e.profile.to_csv()).is_ok())
+            .map(|p| p.display().to_string());
+        self.evidence.push(Evidence {
+            method: method.into(),
+            value: e.depth_m,
+            uncertainty: e.uncertainty_m,
+            how: format!(
+                "{} on {} profiles, x {}–{} m; resolution {} m, spread along the line {} m",
+                e.how,
+                e.profile.len(),
+                num(e.x_range_m.0),
+                num(e.x_range_m.1),
+                num(e.resolution_m),
+                num(e.spread_m)
+            ),
+            product: product.into(),
+            file,
+        });
+        self.profiles.push((method.into(), e.profile));
+    }
+
+    /// The `details` JSON: each profile's table and what was not used.
+    pub fn details(&self) -> Value {
+        json!({
+            "profiles": self.profiles.iter().map(|(m, p)| json!({"method": m, "x_m": p.x_m, "depth_m": p.depth_m, "z_m": p.z_m})).collect::<Vec<_>>(),
+            "not_used": self.not_used.iter().map(|(m, w)| json!({"method": m, "why": w})).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The baseline resistivity and coverage of the ERT model, if there is one.
+fn ert_baseline(ctx: &RunContext) -> Option<&ErtModel> {
+    held::<ErtModel>(ctx, keys::INVERSION_RESULTS)
+}
+
+/// The water table from every method that can read it.
+pub fn water_table(ctx: &RunContext, s: &AnswerSettings) -> anyhow::Result<Gathered> {
+    let mut g = Gathered::default();
+    if let Some(m) = held::<SeismicModel>(ctx, keys::SEISMIC_RESULTS) {
+        match seis_interp::water_table(&m.inversion, s.water_table_velocity_m_per_s) {
+            Some(e) => g.add(
+                ctx,
+                SEISMIC.prose,
+                keys::SEISMIC_RESULTS,
+                "answer_water_table_seismic",
+                e,
+            ),
+            None => g.not_used.push((
+                SEISMIC.prose.into(),
+                format!(
+                    "no ray-covered {}–{} m/s contour in the velocity model",
+                    s.water_table_velocity_m_per_s.0, s.water_table_velocity_m_per_s.1
+                ),
+            )),
+        }
+    }
+    if let Some(m) = ert_baseline(ctx) {
+        let cov = ErtSettings::read(ctx)?.coverage_threshold;
+        let steps = m.steps();
+        let spread = spread_m(m);
+        match steps.first().and_then(|st| {
+            ert_interp::water_table(m.section(), st.rho_ohm_m, m.coverage(), cov, 0.25 * spread)
+        }) {
+            Some(e) => g.add(
+                ctx,
+                ERT.prose,
+                keys::INVERSION_RESULTS,
+                "answer_water_table_ert",
+                e,
+            ),
+            None => g.not_used.push((
+                ERT.prose.into(),
+                "no downward resistivity decrease of 20 % or more in the covered model".into(),
+            )),
+        }
+    }
+    if let Some(p) = held::<GprProcessed>(ctx, keys::GPR_RESULTS) {
+        gpr_reflector(&mut g, p, s);
+    }
+    for (m, key) in [("TDEM", keys::TDEM_RESULTS), ("MT", keys::MT_RESULTS)] {
+        if ctx.product(key).is_some() {
+            g.not_used.push((m.into(), "reading a water table from a layered model's resistivity drop is not implemented in this version".into()));
+        }
+    }
+    Ok(g)
+}
+
+/// The electrode spread of the ERT line, m.
+fn spread_m(m: &ErtModel) -> f64 {
+    let e = &m.section().electrodes_xz;
+    match (e.first(), e.last()) {
+        (Some(a), Some(b)) => (b[0] - a[0]).abs(),
+        _ => 0.0,
+    }
+}
+
+/// The share of traces a reflector must be carried by to count as continuous.
+pub const MIN_CONTINUITY: f64 = 0.6;
+
+/// The GPR line's strongest flat reflector as water-table evidence.
+fn gpr_reflector(g: &mut Gathered, p: &GprProcessed, s: &AnswerSettings) {
+    // A velocity somebody gave or the header's has no stated uncertainty: the depth error
+    // of the velocity is not known and not included (said in `how`).
+    let rel = 0.0;
+    let Some(r) = flat_reflector(&p.processed, s.gpr_min_depth_m, rel) else {
+        g.not_used.push((
+            GPR.prose.into(),
+            p.processed
+                .why_two_way_time
+                .clone()
+                .unwrap_or_else(|| "no reflector below the direct wave".into()),
+        ));
+        return;
+    };
+    if r.continuity < MIN_CONTINUITY {
+        g.not_used.push((
+            GPR.prose.into(),
+            format!(
+                "the strongest flat event ({} m) is carried by only {:.0} % of the traces (at least {:.0} % make a continuous reflector); the water table may lie below the {} m the line reaches",
+                num(r.depth_m),
+                100.0 * r.continuity,
+                100.0 * MIN_CONTINUITY,
+                num(p.processed.vertical_axis().last().copied().unwrap_or(0.0))
+            ),
+        ));
+        return;
+    }
+    let origin = match p.velocity_origin {
+        VelocityOrigin::UserVelocity => "the velocity the project gives",
+        VelocityOrigin::UserPermittivity => "the permittivity the project gives",
+        VelocityOrigin::HeaderPermittivity => {
+            "the file header's permittivity (an instrument setting, not measured)"
+        }
+        VelocityOrigin::Semblance => "a semblance analysis of the gather",
+        VelocityOrigin::None => "no velocity",
+    };
+    let mut profile = DepthProfile::default();
+    profile.push(r.x_range_m.0, r.depth_m, f64::NAN);
+    profile.push(r.x_range_m.1, r.depth_m, f64::NAN);
+    g.evidence.push(Evidence {
+        method: GPR.prose.into(),
+        value: r.depth_m,
+        uncertainty: r.uncertainty_m,
+        how: format!(
+            "the strongest flat reflector of the stacked line (carried by {:.0} % of the traces, x {}–{} m), converted to depth with {origin} ({}); uncertainty is the reflection's half-width {} m; the velocity's own error is not known and not included",
+            100.0 * r.continuity,
+            num(r.x_range_m.0),
+            num(r.x_range_m.1),
+            p.velocity_sentence,
+            num(r.half_width_m)
+        ),
+        product: keys::GPR_RESULTS.into(),
+        file: None,
+    });
+    g.profiles.push((GPR.prose.into(), profile));
+}
+
+/// The bedrock from the seismic model.
+pub fn bedrock(ctx: &RunContext, s: &AnswerSettings) -> Gathered {
+    let mut g = Gathered::default();
+    if let Some(m) = held::<SeismicModel>(ctx, keys::SEISMIC_RESULTS) {
+        match seis_interp::bedrock(&m.inversion, s.bedrock_velocity_m_per_s) {
+            Some(e) => g.add(
+                ctx,
+                SEISMIC.prose,
+                keys::SEISMIC_RESULTS,
+                "answer_bedrock_seismic",
+                e,
+            ),
+            None => g.not_used.push((
+                SEISMIC.prose.into(),
+                format!(
+                    "no ray-covered {:.0} m/s contour in the velocity model",
+                    s.bedrock_velocity_m_per_s
+                ),
+            )),
+        }
+    }
+    if ert_baseline(ctx).is_some() {
+        g.not_used.push((
+            ERT.prose.into(),
+            "reading bedrock from the ERT gradient is not implemented in this version".into(),
+        ));
+    }
+    g
+}

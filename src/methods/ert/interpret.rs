@@ -1,0 +1,253 @@
+//! What a resistivity model says about the water table and about change between surveys.
+//!
+//! **Water table.** Below the water table the pores are saturated and the bulk resistivity
+//! falls (Archie 1942: `ρ = ρw φ^-m S^-n`, so `ρ` drops by `S^-n` as `S → 1`). Along vertical
+//! profiles (one per electrode between the outer electrodes) the model is sampled every
+//! `dz` below the surface, only in cells whose coverage is at least `min_coverage` of the
+//! largest; the water table is the depth of the strongest downward decrease of `log10 ρ`,
+//! the peak of `g_k = (log10 ρ(z_{k+1}) − log10 ρ(z_k)) / dz` around its minimum (where
+//! `g ≤ g_min / 2`), placed at the gradient-weighted middle of the peak.
+//! A profile gives no depth when the strongest decrease is smaller than `MIN_DROP_LOG10`
+//! (a fall of less than 20 % is not a saturated zone). The method's resolution at that
+//! depth is the half-width at half-minimum of the gradient peak: a smooth inversion spreads
+//! the step over several cells, and that width is how well the model places it.
+//!
+//! **Change.** Per time step, the cells whose change against the baseline has the sign of
+//! the largest change and at least `threshold_percent` in size (and enough coverage) form
+//! the changed region; its centroid is weighted by `|Δ| · area`; its extent is the x and
+//! depth range of its cells; its size the sum of their areas (m² of section).
+
+use serde::{Deserialize, Serialize};
+
+use super::inversion::ModelSection;
+use super::mesh::interp;
+use crate::methods::depth::median;
+use crate::methods::depth::{DepthEstimate, DepthProfile, summarise};
+
+/// The smallest decrease of log10 ρ across a profile's strongest step that counts (a fall of
+/// 20 %: log10(1/0.8)).
+pub const MIN_DROP_LOG10: f64 = 0.0969;
+
+/// log10 ρ down the vertical at `x` every `dz_m`, `None` where no covered cell is.
+fn log_profile(
+    section: &ModelSection,
+    rho_ohm_m: &[f64],
+    covered: &[bool],
+    x: f64,
+    dz_m: f64,
+    max_depth_m: f64,
+) -> Vec<Option<f64>> {
+    let surface = interp(&section.surface_xz, x);
+    let n = (max_depth_m / dz_m).floor() as usize;
+    (0..=n)
+        .map(|k| {
+            let z = surface - (k as f64 + 0.5) * dz_m;
+            section
+                .param_at(x, z)
+                .filter(|&j| covered[j] && rho_ohm_m[j] > 0.0)
+                .map(|j| rho_ohm_m[j].log10())
+        })
+        .collect()
+}
+
+/// The depth of the strongest downward decrease on one profile and its half-width (module
+/// docs), m.
+fn strongest_drop(profile: &[Option<f64>], dz_m: f64) -> Option<(f64, f64)> {
+    let grad: Vec<Option<f64>> = profile
+        .windows(2)
+        .map(|w| Some((w[1]? - w[0]?) / dz_m))
+        .collect();
+    let (k, g) = grad
+        .iter()
+        .enumerate()
+        .filter_map(|(k, g)| g.map(|g| (k, g)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    // The fall across the peak (where the gradient stays below half its minimum).
+    let inside = |i: usize| grad[i].is_some_and(|x| x <= 0.5 * g);
+    let mut top = k;
+    while top > 0 && inside(top - 1) {
+        top -= 1;
+    }
+    let mut bottom = k;
+    while bottom + 1 < grad.len() && inside(bottom + 1) {
+        bottom += 1;
+    }
+    let drop: f64 = (top..=bottom).filter_map(|i| grad[i]).sum::<f64>() * dz_m;
+    if g >= 0.0 || -drop < MIN_DROP_LOG10 {
+        return None;
+    }
+    // The gradient-weighted middle of the peak (window i spans samples i and i + 1, whose
+    // boundary lies at (i + 1)·dz below the surface).
+    let depth = (top..=bottom)
+        .filter_map(|i| grad[i].map(|g| g * (i as f64 + 1.0) * dz_m))
+        .sum::<f64>()
+        / (drop / dz_m);
+    let half_width = 0.5 * (bottom - top + 1) as f64 * dz_m;
+    Some((depth, half_width))
+}
+
+/// Whether each parameter's coverage is at least `min_coverage` of the largest.
+pub fn covered_cells(coverage: &[f64], min_coverage: f64) -> Vec<bool> {
+    let max = coverage.iter().copied().fold(0.0, f64::max);
+    coverage.iter().map(|&c| c >= min_coverage * max).collect()
+}
+
+/// The water table from a resistivity model (module docs); `None` when no profile shows a
+/// strong enough decrease. `max_depth_m` bounds the search (a quarter of the spread is the
+/// usual depth of investigation of a surface line).
+pub fn water_table(
+    section: &ModelSection,
+    rho_ohm_m: &[f64],
+    coverage: &[f64],
+    min_coverage: f64,
+    max_depth_m: f64,
+) -> Option<DepthEstimate> {
+    let covered = covered_cells(coverage, min_coverage);
+    let xs: Vec<f64> = section.electrodes_xz.iter().map(|e| e[0]).collect();
+    let dz = 0.25;
+    let mut profile = DepthProfile::default();
+    let mut widths = Vec::new();
+    for &x in xs.iter().skip(1).take(xs.len().saturating_sub(2)) {
+        let p = log_profile(section, rho_ohm_m, &covered, x, dz, max_depth_m);
+        if let Some((d, w)) = strongest_drop(&p, dz) {
+            profile.push(x, d, interp(&section.surface_xz, x) - d);
+            widths.push(w);
+        }
+    }
+    let resolution = median(&widths)?;
+    summarise(
+        profile,
+        resolution,
+        format!(
+            "ERT water table: depth of the strongest downward resistivity decrease on vertical profiles under the electrodes, in cells with at least {:.0} % of the largest coverage",
+            100.0 * min_coverage
+        ),
+    )
+}
+
+/// Where and how much one time step changed against the baseline (module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangeRegion {
+    /// The step's label.
+    pub label: String,
+    /// Cells in the region.
+    pub n_cells: usize,
+    /// −1 for a resistivity decrease, +1 for an increase.
+    pub sign: i8,
+    /// Centroid along the line, m.
+    pub centroid_x_m: f64,
+    /// Centroid depth below the surface, m.
+    pub centroid_depth_m: f64,
+    /// x extent, m.
+    pub x_range_m: (f64, f64),
+    /// Depth extent, m.
+    pub depth_range_m: (f64, f64),
+    /// Area of the region, m².
+    pub area_m2: f64,
+    /// Median change in the region, %.
+    pub median_percent: f64,
+    /// The largest change (in size, with its sign), %.
+    pub max_percent: f64,
+}
+
+/// The changed region of one step (module docs); `None` when no covered cell changed by
+/// `threshold_percent` or more.
+pub fn change_region(
+    section: &ModelSection,
+    change_percent: &[f64],
+    covered: &[bool],
+    threshold_percent: f64,
+    label: &str,
+) -> Option<ChangeRegion> {
+    let biggest = (0..change_percent.len())
+        .filter(|&j| covered[j] && change_percent[j].is_finite())
+        .max_by(|&a, &b| change_percent[a].abs().total_cmp(&change_percent[b].abs()))?;
+    let max_percent = change_percent[biggest];
+    let sign: i8 = if max_percent < 0.0 { -1 } else { 1 };
+    let cells: Vec<usize> = (0..change_percent.len())
+        .filter(|&j| covered[j] && change_percent[j] * f64::from(sign) >= threshold_percent)
+        .collect();
+    if cells.is_empty() {
+        return None;
+    }
+    let w: Vec<f64> = cells
+        .iter()
+        .map(|&j| change_percent[j].abs() * section.param_area_m2[j])
+        .collect();
+    let wsum: f64 = w.iter().sum();
+    let xs: Vec<f64> = cells
+        .iter()
+        .map(|&j| section.param_centroid_m[j][0])
+        .collect();
+    let ds: Vec<f64> = cells.iter().map(|&j| section.param_depth_m(j)).collect();
+    let fold = |v: &[f64]| {
+        v.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            })
+    };
+    let values: Vec<f64> = cells.iter().map(|&j| change_percent[j]).collect();
+    Some(ChangeRegion {
+        label: label.to_string(),
+        n_cells: cells.len(),
+        sign,
+        centroid_x_m: xs.iter().zip(&w).map(|(x, w)| x * w).sum::<f64>() / wsum,
+        centroid_depth_m: ds.iter().zip(&w).map(|(d, w)| d * w).sum::<f64>() / wsum,
+        x_range_m: fold(&xs),
+        depth_range_m: fold(&ds),
+        area_m2: cells.iter().map(|&j| section.param_area_m2[j]).sum(),
+        median_percent: median(&values).unwrap_or(f64::NAN),
+        max_percent,
+    })
+}
+
+/// How a changed region evolved from one step to the next: `growing` / `shrinking` when its
+/// area changed by more than `10 %`, `moving` when its centroid moved by more than a
+/// quarter of its width, else `steady`.
+pub fn evolution(prev: &ChangeRegion, next: &ChangeRegion) -> &'static str {
+    let ratio = next.area_m2 / prev.area_m2.max(f64::MIN_POSITIVE);
+    let width = (prev.x_range_m.1 - prev.x_range_m.0).max(f64::MIN_POSITIVE);
+    if ratio > 1.1 {
+        "growing"
+    } else if ratio < 1.0 / 1.1 {
+        "shrinking"
+    } else if (next.centroid_x_m - prev.centroid_x_m).abs() > 0.25 * width {
+        "moving"
+    } else {
+        "steady"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_strongest_drop_is_found_with_its_width() {
+        let dz = 0.25;
+        // log10 ρ: 2.8 down to 2.0 m, a linear fall to 2.1 between 3 and 5 m, then flat.
+        let p: Vec<Option<f64>> = (0..40)
+            .map(|k| {
+                let d = (k as f64 + 0.5) * dz;
+                Some(if d < 3.0 {
+                    2.8
+                } else if d < 5.0 {
+                    2.8 - 0.35 * (d - 3.0)
+                } else {
+                    2.1
+                })
+            })
+            .collect();
+        let (d, w) = strongest_drop(&p, dz).unwrap();
+        assert!((3.0..=5.0).contains(&d), "{d}");
+        // The fall spans 2 m: half-width 1 m (± one sample).
+        assert!((w - 1.0).abs() <= dz + 1e-9, "{w}");
+        // A rise, or a fall smaller than 20 %, is no water table.
+        let rise: Vec<Option<f64>> = (0..20).map(|k| Some(2.0 + 0.01 * k as f64)).collect();
+        assert!(strongest_drop(&rise, dz).is_none());
+        let small: Vec<Option<f64>> = (0..20)
+            .map(|k| Some(if k < 10 { 2.0 } else { 1.95 }))
+            .collect();
+        assert!(strongest_drop(&small, dz).is_none());
+    }
+}
