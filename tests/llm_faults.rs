@@ -174,7 +174,8 @@ fn request() -> DecisionRequest {
 }
 
 /// A registry where the first choice is a real choice (two tools), then a report.
-fn registry() -> Registry {
+/// Tools a, b and c, each making one artifact.
+fn tools_abc() -> Registry {
     let mut reg = Registry::new();
     let make = |key: &'static str| {
         move |_: &mut RunContext| -> hydrogeo_studio::runtime::ToolResult {
@@ -193,10 +194,24 @@ fn registry() -> Registry {
         .unwrap();
     reg.register(Tool::new("c", "Third.", make("z")).produces(&["z"]))
         .unwrap();
+    reg
+}
+
+/// Tools a, b, c and a report that needs x and y.
+fn registry() -> Registry {
+    let mut reg = tools_abc();
     reg.register(
-        Tool::new("report", "Report.", make("report_files"))
-            .requires(&["x", "y"])
-            .produces(&["report_files"]),
+        Tool::new("report", "Report.", |_: &mut RunContext| {
+            Ok((
+                "wrote".into(),
+                Outputs::new().with(
+                    "report_files",
+                    hydrogeo_studio::runtime::JsonProduct::new("report_files", Value::Null),
+                ),
+            ))
+        })
+        .requires(&["x", "y"])
+        .produces(&["report_files"]),
     )
     .unwrap();
     reg
@@ -463,7 +478,7 @@ fn end_to_end_with_notes_and_no_key_anywhere() {
         stream("{\"why\": \"c completes the data\", \"tool\": \"c\"}"),
         stream("{\"why\": \"the report exists\", \"done\": true}"),
     ]);
-    let mut reg = registry();
+    let mut reg = tools_abc();
     reg.register(
         Tool::new("report", "Report.", |ctx| {
             let dir = ctx.output_dir.clone().unwrap();

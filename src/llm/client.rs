@@ -442,7 +442,7 @@ impl Client {
                         && !delta.is_empty()
                     {
                         key.push_redacted(&mut text, delta);
-                        on_text(&text);
+                        on_text(&text[..key.shown_len(&text)]);
                     }
                     if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
                         tin = u["prompt_tokens"].as_u64().or(tin);
@@ -462,7 +462,7 @@ impl Client {
                     Some("content_block_delta") => {
                         if let Some(delta) = v["delta"]["text"].as_str() {
                             key.push_redacted(&mut text, delta);
-                            on_text(&text);
+                            on_text(&text[..key.shown_len(&text)]);
                         }
                     }
                     Some("message_delta") => tout = v["usage"]["output_tokens"].as_u64().or(tout),

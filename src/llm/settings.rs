@@ -90,6 +90,19 @@ impl ApiKey {
         text.replace(self.0.as_str(), REDACTED)
     }
 
+    /// How much of a streamed `text` (already redacted) may be shown now: all of it, except a
+    /// tail that could be the start of the key still arriving — so not even a prefix of the
+    /// key reaches the screen or the journal's thought events.
+    pub fn shown_len(&self, text: &str) -> usize {
+        if self.0.len() < 8 {
+            return text.len();
+        }
+        (1..self.0.len())
+            .rev()
+            .find(|&k| self.0.is_char_boundary(k) && text.ends_with(&self.0[..k]))
+            .map_or(text.len(), |k| text.len() - k)
+    }
+
     /// Append `delta` to `text` (which is already redacted), redacting a key that ends in the
     /// new part; only the tail where such a key can lie is searched, so a long stream stays
     /// linear.
@@ -364,6 +377,9 @@ mod tests {
             key.push_redacted(&mut text, piece);
         }
         assert_eq!(text, format!("é my {REDACTED} and {REDACTED}"));
+        let partial = "é my sk-abcde";
+        assert_eq!(&partial[..key.shown_len(partial)], "é my ");
+        assert_eq!(key.shown_len("sk-abx"), "sk-abx".len());
         assert_eq!(key.redact("no key here"), "no key here");
         assert_eq!(ApiKey::new("short").redact("short"), "short");
     }
