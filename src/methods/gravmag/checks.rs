@@ -272,7 +272,7 @@ pub fn oscillation_index(inv: &GravMagInversion) -> Option<f64> {
     }
     let core = core_cells(mesh);
     let max = m.iter().fold(0.0f64, |a, b| a.max(b.abs()));
-    if !(max > 0.0) {
+    if max.is_nan() || max <= 0.0 {
         return Some(0.0);
     }
     let swing = 0.05 * max;
@@ -281,9 +281,9 @@ pub fn oscillation_index(inv: &GravMagInversion) -> Option<f64> {
         ((b - a) > swing && (b - c) > swing) || ((a - b) > swing && (c - b) > swing)
     };
     let (mut n, mut hits) = (0usize, 0usize);
-    for c in 0..m.len() {
+    for (c, &is_core) in core.iter().enumerate() {
         let (i, j, k) = mesh.ijk(c);
-        if !core[c] || i == 0 || j == 0 || i + 1 == nx || j + 1 == ny {
+        if !is_core || i == 0 || j == 0 || i + 1 == nx || j + 1 == ny {
             continue;
         }
         n += 1;

@@ -48,7 +48,7 @@ impl TrendProjector {
                 }
             }
             let norm = dot(&col, &col).sqrt();
-            if !(norm > 1e-10 * norm0) {
+            if norm.is_nan() || norm <= 1e-10 * norm0 {
                 return Err(GravMagError::InvalidInput(format!(
                     "the stations do not determine a degree-{degree} trend (are they on a line?)"
                 )));

@@ -76,7 +76,7 @@ fn solve3(m: [[f64; 3]; 3], r: [f64; 3]) -> Option<[f64; 3]> {
     };
     let d = det(&m);
     let scale = m.iter().flatten().fold(0.0f64, |a, b| a.max(b.abs()));
-    if !(d.abs() > 1e-12 * scale.powi(3)) {
+    if d.is_nan() || d.abs() <= 1e-12 * scale.powi(3) {
         return None;
     }
     let mut out = [0.0; 3];
