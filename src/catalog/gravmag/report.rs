@@ -378,6 +378,12 @@ pub(super) fn verdict_report(v: &GravMagVerdict, res: &GravMagResults) -> String
             }
         );
     }
+    if !v.evaluation.failed_checks.is_empty() {
+        md.push_str("\n**Why it does not pass**\n\n");
+        for f in &v.evaluation.failed_checks {
+            let _ = writeln!(md, "- {}", cell(f));
+        }
+    }
     md.push_str("\n**Warnings**\n\n");
     for w in &v.evaluation.warnings {
         let _ = writeln!(md, "- {w}");

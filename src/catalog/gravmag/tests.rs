@@ -131,7 +131,7 @@ fn bushveld_loads_inverts_and_evaluates_with_maps_slices_and_exports() {
         "{md}"
     );
 
-    let expected_score = evaluate_gravmag_inversion(inv).quality_score;
+    let expected_score = evaluate_gravmag_inversion(inv, res.result.checks.as_ref()).quality_score;
     assert_eq!(run(&mut ctx, "evaluate_gravmag_inversion"), StepStatus::Ok);
     let e = ctx.product(keys::GRAVMAG_EVALUATION).unwrap();
     let score = e.key_numbers()["quality_score"].as_f64().unwrap();

@@ -315,7 +315,7 @@ pub fn evaluate_gravmag(ctx: &mut RunContext) -> crate::runtime::ToolResult {
         .ok_or_else(|| anyhow!("no grav/mag model: run invert_gravmag first"))?
         .clone();
     let inv = &res.result.inversion;
-    let evaluation = evaluate_gravmag_inversion(inv);
+    let evaluation = evaluate_gravmag_inversion(inv, res.result.checks.as_ref());
     for w in &evaluation.warnings {
         ctx.note(w);
     }
@@ -328,9 +328,10 @@ pub fn evaluate_gravmag(ctx: &mut RunContext) -> crate::runtime::ToolResult {
         chi2: inv.chi2,
     };
     let q = &verdict.evaluation.quality;
+    let verdict_words = verdict.evaluation.verdict();
     let summary = format!(
         "{}: χ² {} ({}), β search {:?} in {} exact solve(s), {} of {} cells at a bound. Depth comes from the depth weighting, not from the data.",
-        q.sentence(),
+        verdict_words,
         fmt(verdict.chi2),
         q.band.map_or("not judged", |b| b.word()),
         verdict.beta_outcome,

@@ -6,10 +6,14 @@
 //! total-field anomaly projected on the inducing field; density contrast in kg/m³,
 //! susceptibility in SI.
 
+pub mod checks;
+pub mod evaluation;
 pub mod grid;
 pub mod inversion;
+pub mod joint_trend;
 pub mod kind;
 pub mod mesh;
+pub mod noise;
 pub mod pipeline;
 pub mod prism;
 pub mod projection;

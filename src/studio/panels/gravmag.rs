@@ -365,7 +365,8 @@ fn grid_points(g: &Grid2D) -> Vec<(f64, f64, f64)> {
     for iy in 0..g.ny {
         for ix in 0..g.nx {
             let k = iy * g.nx + ix;
-            if g.mask.get(k).copied().unwrap_or(false) {
+            // `mask` is true where a node is supported by stations: draw those, skip the rest.
+            if !g.mask.get(k).copied().unwrap_or(false) {
                 continue;
             }
             if let Some(v) = g.values.get(k) {
@@ -660,6 +661,28 @@ fn model_slice(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_residual_map_draws_the_supported_nodes_with_a_finite_range() {
+        // Issue 21: the map was empty with an "inf … −inf" colour bar because the supported
+        // nodes (mask true) were the ones skipped. A 3 × 2 grid with one unsupported node: the
+        // five supported ones are drawn and the range is their finite min and max.
+        let g = Grid2D {
+            x0_m: 0.0,
+            y0_m: 0.0,
+            spacing_m: 10.0,
+            nx: 3,
+            ny: 2,
+            values: vec![1.0, 2.0, 3.0, 4.0, 5.0, 99.0],
+            mask: vec![true, true, true, true, true, false],
+            unit: None,
+            notes: vec![],
+        };
+        let pts = grid_points(&g);
+        assert_eq!(pts.len(), 5);
+        let (lo, hi) = min_max(&pts.iter().map(|p| p.2).collect::<Vec<_>>());
+        assert_eq!((lo, hi), (1.0, 5.0));
+    }
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
     use std::time::{Duration, Instant};
