@@ -34,8 +34,11 @@ pub fn shared_registry() -> &'static Registry {
     REG.get_or_init(build_registry)
 }
 
+/// One part's registration of its tools.
+type Register = fn(&mut Registry) -> Result<(), RegistryError>;
+
 /// Each part's registration, in dependency order.
-const PARTS: &[fn(&mut Registry) -> Result<(), RegistryError>] = &[
+const PARTS: &[Register] = &[
     ert::register,
     seismic::register,
     tdem::register,

@@ -159,12 +159,15 @@ pub fn run_traveltimes(ctx: &RunContext) -> Option<(TravelTimes, String)> {
     held::<SeismicPicks>(ctx, keys::SEISMIC_PICKS).map(|p| (p.traveltimes.clone(), "picks".into()))
 }
 
+/// What a topography table did: (its file name, stations, sensors held at the ends).
+pub type TopographyNote = (String, usize, usize);
+
 /// Read a travel-time file, with the elevations of a topography table when given; returns the
 /// travel times and, for the summary, (table file name, stations, sensors held at the ends).
 pub fn load_traveltimes(
     path: &Path,
     topography: Option<&Path>,
-) -> anyhow::Result<(TravelTimes, Option<(String, usize, usize)>)> {
+) -> anyhow::Result<(TravelTimes, Option<TopographyNote>)> {
     let mut tt = read_traveltimes(path)?;
     let mut topo_note = None;
     if let Some(tp) = topography {
