@@ -188,8 +188,14 @@ fn tools_abc() -> Registry {
             ))
         }
     };
-    reg.register(Tool::new("a", "First.", make("x")).produces(&["x"]))
-        .unwrap();
+    // Tool a reads `inversion_params`, so a note or a model may change it mid-run (each tool
+    // declares what may change; the runtime knows no key by name).
+    reg.register(
+        Tool::new("a", "First.", make("x"))
+            .produces(&["x"])
+            .adjusts(&["inversion_params"]),
+    )
+    .unwrap();
     reg.register(Tool::new("b", "Second.", make("y")).produces(&["y"]))
         .unwrap();
     reg.register(Tool::new("c", "Third.", make("z")).produces(&["z"]))
@@ -566,7 +572,11 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn a_huge_retry_after_is_capped_not_a_panic() {
     let m = Mock::start(vec![
-        Answer::Plain(429, vec![("Retry-After".into(), "1e300".into())], "{}".into()),
+        Answer::Plain(
+            429,
+            vec![("Retry-After".into(), "1e300".into())],
+            "{}".into(),
+        ),
         stream("{\"why\": \"b first\", \"tool\": \"b\"}"),
     ]);
     let mut s = settings(&m.url);

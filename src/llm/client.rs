@@ -562,9 +562,7 @@ impl Client {
             })?;
             let status = resp.status().as_u16();
             if status == 200 {
-                let text = resp
-                    .text()
-                    .map_err(|e| LlmError::Protocol(e.to_string()))?;
+                let text = resp.text().map_err(|e| LlmError::Protocol(e.to_string()))?;
                 return serde_json::from_str::<Value>(&self.settings.key.redact(&text))
                     .map_err(|e| LlmError::Protocol(e.to_string()));
             }

@@ -362,7 +362,10 @@ mod tests {
         ] {
             let s = Settings::from_lookup(env(&[(var, value), key]));
             let why = s.why_no_model().unwrap_or_default();
-            assert!(why.contains(var) && why.contains(value), "{var}={value}: {why}");
+            assert!(
+                why.contains(var) && why.contains(value),
+                "{var}={value}: {why}"
+            );
         }
         let fine = Settings::from_lookup(env(&[("HGX_TIMEOUT_S", "90"), key]));
         assert_eq!(fine.read_timeout, Duration::from_secs(90));
@@ -373,7 +376,14 @@ mod tests {
     fn redaction_finds_a_key_split_across_stream_pieces() {
         let key = ApiKey::new("sk-abcdefgh-123");
         let mut text = String::new();
-        for piece in ["é my ", "sk-abc", "defgh", "-123 ", "and ", "sk-abcdefgh-123"] {
+        for piece in [
+            "é my ",
+            "sk-abc",
+            "defgh",
+            "-123 ",
+            "and ",
+            "sk-abcdefgh-123",
+        ] {
             key.push_redacted(&mut text, piece);
         }
         assert_eq!(text, format!("é my {REDACTED} and {REDACTED}"));

@@ -242,7 +242,10 @@ mod tests {
             (dir.path(), "a folder"),
         ] {
             let e = super::read_bytes(path).unwrap_err().to_string();
-            assert!(e.contains(words) && e.contains(&path.display().to_string()), "{e}");
+            assert!(
+                e.contains(words) && e.contains(&path.display().to_string()),
+                "{e}"
+            );
         }
     }
 

@@ -170,7 +170,13 @@ mod tests {
         assert!(!page.contains("secret"), "{page}");
         assert!(!page.contains("<img"), "no image was embeddable: {page}");
         assert!(page.contains("href=\"https://example.org\""));
-        assert!(page.contains("[figure not embedded: figures/link.svg]"), "{page}");
-        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{page}");
+        assert!(
+            page.contains("[figure not embedded: figures/link.svg]"),
+            "{page}"
+        );
+        assert!(
+            page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{page}"
+        );
     }
 }

@@ -76,7 +76,9 @@ impl Project {
         // A FIFO or a device would block or never end; a huge file is not a project.
         let meta = std::fs::metadata(&file).map_err(|e| io(e.to_string()))?;
         if !meta.is_file() {
-            return Err(io("not a regular file (a project is a JSON text file)".into()));
+            return Err(io(
+                "not a regular file (a project is a JSON text file)".into()
+            ));
         }
         if meta.len() > MAX_PROJECT_BYTES {
             return Err(io(format!(

@@ -599,7 +599,26 @@ mod tests {
 
     #[test]
     fn accepted_redo_changes_settings_and_reopens_downstream() {
-        let r = reg();
+        // A re-run is offered only for a step that works on data (a loader has no
+        // `requires`, and loaders are never re-run), so here the inversion needs the data.
+        let mut r = Registry::new();
+        r.register(Tool::new("load", "Load.", noop).produces(&["d"]))
+            .unwrap();
+        r.register(
+            Tool::new("inv", "Invert.", noop)
+                .requires(&["d"])
+                .produces(&["m"])
+                .adjusts(&["fit_params"]),
+        )
+        .unwrap();
+        r.register(
+            Tool::new("ev", "Evaluate.", noop)
+                .requires(&["m"])
+                .produces(&["e"]),
+        )
+        .unwrap();
+        r.register(Tool::new("rep", "Report.", noop).produces(&["report_files"]))
+            .unwrap();
         let cfg = serde_json::json!({"fit_params": {"lambda": 20}});
         let mut ctx = RunContext::new("x")
             .with_config(cfg.as_object().cloned().unwrap())
@@ -608,7 +627,7 @@ mod tests {
                 ..Default::default()
             }));
         ctx.recovery = r.recovery_rules();
-        for (t, k) in [("inv", "m"), ("ev", "e")] {
+        for (t, k) in [("load", "d"), ("inv", "m"), ("ev", "e")] {
             ctx.put_value(k, JsonProduct::new(k, Value::Null));
             ctx.begin(t, "");
             ctx.finish("ok", StepStatus::Ok, "");
