@@ -103,7 +103,7 @@ pub fn evidence_figure(ctx: &RunContext, all: &Answers) -> Option<(std::path::Pa
             let name = format!("{} — {method}", a.kind.word().replace('_', " "));
             series.push(
                 Series::line(&name, xs, ds)
-                    .style(if i % 2 == 0 {
+                    .style(if i.is_multiple_of(2) {
                         Style::LinePoints
                     } else {
                         Style::Dashed
