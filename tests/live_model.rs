@@ -48,6 +48,16 @@ fn reviewer(
     (Arc::new(i), seen)
 }
 
+/// A project whose electrode table has a layout no reader knows, in a fresh folder.
+fn odd_electrodes_project() -> (tempfile::TempDir, Project) {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = project(
+        tmp.path(),
+        &[("electrode_file", "electrodes.txt", ODD_ELECTRODES)],
+    );
+    (tmp, p)
+}
+
 fn run(
     dir: &Path,
     project: Project,
@@ -87,11 +97,7 @@ fn an_approved_reader_edited_by_the_user_runs_and_the_report_names_it() {
     if no_python() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let p = project(
-        tmp.path(),
-        &[("electrode_file", "electrodes.txt", ODD_ELECTRODES)],
-    );
+    let (tmp, p) = odd_electrodes_project();
     let server = ModelServer::start(reader_turns(READER));
     let edited = format!("# checked by hand\n{READER}");
     let (who, seen) = reviewer(Some(ScriptAnswer {
@@ -160,11 +166,7 @@ fn a_declined_reader_is_recorded_and_the_run_goes_on() {
     if no_python() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let p = project(
-        tmp.path(),
-        &[("electrode_file", "electrodes.txt", ODD_ELECTRODES)],
-    );
+    let (tmp, p) = odd_electrodes_project();
     let server = ModelServer::start(reader_turns(READER));
     let (who, seen) = reviewer(Some(ScriptAnswer {
         run: false,
@@ -191,11 +193,7 @@ fn headless_a_reader_is_declined_without_asking_and_still_kept() {
     if no_python() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let p = project(
-        tmp.path(),
-        &[("electrode_file", "electrodes.txt", ODD_ELECTRODES)],
-    );
+    let (tmp, p) = odd_electrodes_project();
     let server = ModelServer::start(reader_turns(READER));
     let out = run(tmp.path(), p, &server, None);
     let rec = record(&out, 1);
@@ -217,11 +215,7 @@ fn a_reader_that_opens_a_file_is_sent_back_and_never_shown() {
     if no_python() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let p = project(
-        tmp.path(),
-        &[("electrode_file", "electrodes.txt", ODD_ELECTRODES)],
-    );
+    let (tmp, p) = odd_electrodes_project();
     let sneaky = "def adapt(text):\n    return [[1.0, 2.0, 3.0] for _ in open('/etc/passwd')]\n";
     let mut turns = reader_turns(sneaky);
     turns.push(Turn::code("Splits on semicolons.", READER));
@@ -251,11 +245,7 @@ fn an_approved_reader_that_fails_is_fixed_once_with_its_failure_fed_back() {
     if no_python() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let p = project(
-        tmp.path(),
-        &[("electrode_file", "electrodes.txt", ODD_ELECTRODES)],
-    );
+    let (tmp, p) = odd_electrodes_project();
     let two_columns = "def adapt(text):\n    return [[1.0, 2.0]]\n";
     let mut turns = reader_turns(two_columns);
     turns.push(Turn::code("Keeps all three columns.", READER));
