@@ -646,6 +646,17 @@ pub(crate) mod tests {
     use super::*;
     use crate::methods::seismic::grid::{GridOptions, graded_depths};
 
+    /// The acceptance geometry with the analytic times of 500 over 2500 m/s at 10 m depth
+    /// (two-layer refraction, [`two_layer_time_s`]) and a stated 2 % error on each time.
+    pub(crate) fn two_layer_survey() -> TravelTimes {
+        let mut tt = acceptance_survey();
+        tt.time_s = (0..tt.n_data())
+            .map(|i| two_layer_time_s(tt.offset_m(i), 500.0, 2500.0, 10.0))
+            .collect();
+        tt.error_s = Some(tt.time_s.iter().map(|t| 0.02 * t).collect());
+        tt
+    }
+
     /// 48 geophones at 2 m, a shot at every 4th (the acceptance geometry of issue #7 and
     /// geophysics.md §5.2.1): each shot recorded at the 47 other sensors.
     pub(crate) fn acceptance_survey() -> TravelTimes {

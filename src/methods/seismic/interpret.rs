@@ -98,7 +98,6 @@ pub fn bedrock(inv: &SeismicInversion, threshold_m_per_s: f64) -> Option<DepthEs
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::seismic::forward::analytic::two_layer_time_s;
     use crate::methods::seismic::inversion::{InversionParams, invert};
     use std::sync::atomic::AtomicBool;
 
@@ -109,11 +108,7 @@ mod tests {
     /// threshold gives nothing.
     #[test]
     fn two_layer_contours_give_depths_with_uncertainty() {
-        let mut tt = crate::methods::seismic::forward::tests::acceptance_survey();
-        tt.time_s = (0..tt.n_data())
-            .map(|i| two_layer_time_s(tt.offset_m(i), 500.0, 2500.0, 10.0))
-            .collect();
-        tt.error_s = Some(tt.time_s.iter().map(|t| 0.02 * t).collect());
+        let tt = crate::methods::seismic::forward::tests::two_layer_survey();
         let params = InversionParams {
             z_weight: 0.3,
             ..Default::default()
