@@ -427,3 +427,105 @@ fn exports_that_cannot_be_written_leave_the_model_and_name_the_files() {
         "{nd}"
     );
 }
+
+/// Issue 17, the other five methods: the run folder's `figures/` and `products/` are made
+/// unusable (replaced by plain files) the moment the run starts. Every step of the method
+/// still succeeds with its product; every file not written is a shortfall named in the
+/// report's Not delivered and in result.json.
+fn outputs_blocked(roles: &[&str], goal: &str, method_steps: &[&str]) {
+    use hydrogeo_studio::runtime::Event;
+    let (_tmp, dir) = example_copy();
+    let mut project = Project::load(&dir).expect("project");
+    project.goal = goal.into();
+    project.inputs.retain(|k, _| roles.contains(&k.as_str()));
+    let mut spec = catalog::run_spec(project);
+    spec.listeners.push(Box::new(move |e: &Event| {
+        if let Event::RunStarted { run_dir, .. } = e {
+            for sub in ["figures", "products"] {
+                let p = Path::new(run_dir).join(sub);
+                if p.is_dir() {
+                    std::fs::remove_dir_all(&p).expect("remove the folder");
+                }
+                std::fs::write(&p, "not a folder").expect("block the folder");
+            }
+        }
+    }));
+    let out = run(spec, &catalog::registry(), None).expect("run");
+    let result = result_of(&out.dir);
+    for step in result["steps"].as_array().expect("steps") {
+        let tool = step["tool"].as_str().unwrap_or("");
+        if method_steps.iter().any(|m| tool.starts_with(m)) {
+            assert_eq!(step["status"], "ok", "{step:#}");
+        }
+    }
+    let unwritten: Vec<String> = result["shortfalls"]
+        .as_array()
+        .expect("shortfalls")
+        .iter()
+        .filter(|s| s["output"] == true)
+        .filter_map(|s| s["path"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        unwritten.iter().any(|p| p.contains("figures")),
+        "{unwritten:?}"
+    );
+    assert_eq!(out.status, RunStatus::Incomplete, "{:?}", out.reasons);
+    let nd = not_delivered(&read(&out.dir.join("report.md")));
+    assert!(nd.contains("could not be written"), "{nd}");
+}
+
+#[test]
+fn seismic_figures_and_exports_that_cannot_be_written_leave_the_model() {
+    outputs_blocked(
+        &["seismic_file"],
+        "Where is the bedrock?",
+        &[
+            "load_seismic",
+            "invert_seismic",
+            "evaluate_seismic",
+            "extract_seismic",
+        ],
+    );
+}
+
+#[test]
+fn tdem_figures_and_exports_that_cannot_be_written_leave_the_model() {
+    outputs_blocked(
+        &["tdem_file", "tdem_geometry_file"],
+        "What is the water content and its spatial distribution?",
+        &[
+            "load_tdem",
+            "invert_tdem",
+            "evaluate_tdem",
+            "map_tdem",
+            "convert_tdem",
+        ],
+    );
+}
+
+#[test]
+fn mt_figures_and_exports_that_cannot_be_written_leave_the_model() {
+    outputs_blocked(
+        &["mt_files"],
+        "What is the resistivity with depth and the water content?",
+        &["load_mt", "invert_mt", "evaluate_mt", "convert_mt"],
+    );
+}
+
+#[test]
+fn gravmag_figures_and_exports_that_cannot_be_written_leave_the_model() {
+    outputs_blocked(
+        &["gravmag_file"],
+        "Where is the dense body?",
+        &["load_gravmag", "invert_gravmag", "evaluate_gravmag"],
+    );
+}
+
+#[test]
+fn gpr_figures_and_exports_that_cannot_be_written_leave_the_line() {
+    outputs_blocked(
+        &["gpr_file"],
+        "Where is the water table?",
+        &["load_gpr", "process_gpr"],
+    );
+}

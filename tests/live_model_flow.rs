@@ -27,6 +27,12 @@ fn lambda(ctx: &RunContext) -> f64 {
 /// load → invert (diverges above λ 10) → report; a seismic step that does not apply to this
 /// project and a time-lapse step that applies but is off the route.
 fn registry() -> Registry {
+    registry_hooked(Arc::new(|| {}))
+}
+
+/// [`registry`] with `while_inverting` called inside every inversion (a person acting while
+/// it runs).
+fn registry_hooked(while_inverting: Arc<dyn Fn() + Send + Sync>) -> Registry {
     let mut reg = Registry::new();
     let put = |key: &'static str, v: Value| Outputs::new().with(key, JsonProduct::new(key, v));
     reg.register(
@@ -43,6 +49,7 @@ fn registry() -> Registry {
             "invert",
             "Invert the survey.",
             move |ctx: &mut RunContext| {
+                while_inverting();
                 let l = lambda(ctx);
                 if l > 10.0 {
                     anyhow::bail!("the inversion diverged at lambda {l}");
@@ -353,4 +360,95 @@ fn the_flexible_step_limit_is_never_below_the_plain_one() {
         assert!(flexible_max_steps(plain) >= FLEXIBLE_MAX_STEPS);
     }
     assert_eq!(flexible_max_steps(64), 78);
+}
+
+/// Seed 001 `_follow_plan`, over HTTP: the model names the steps after the first with
+/// `then`; they run without another request, and the next request comes only when the plan
+/// is used up (here: the done after the report).
+#[test]
+fn a_plan_in_the_models_answer_runs_without_asking_it_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![
+        Turn::decide(
+            json!({"why": "data, model, report: the goal needs nothing else",
+            "tool": "load_data", "then": ["invert", "write_report"]}),
+        ),
+        done(),
+    ]);
+    let person = Person::default();
+    let out = run(
+        tmp.path(),
+        project(tmp.path(), 5.0),
+        &server,
+        Mode::Auto,
+        person.answering("stay"),
+    );
+    assert_eq!(server.unanswered(), Vec::<String>::new());
+    let names: Vec<&str> = out.context.steps.iter().map(|s| s.tool.as_str()).collect();
+    assert_eq!(names, vec!["load_data", "invert", "write_report"]);
+    assert_eq!(
+        server.prompts_with(DECISION).len(),
+        2,
+        "one request for the plan, one to finish"
+    );
+    assert!(server.prompts_with(DECISION)[0].contains("add \"then\""));
+    assert!(
+        out.context.steps[1]
+            .reason
+            .starts_with("planned by the model at step 1"),
+        "{}",
+        out.context.steps[1].reason
+    );
+}
+
+/// Issue 18 item 4: "use lambda 5" sent while the inversion runs (and fails at λ 20) reaches
+/// the failed step's diagnosis, the retry runs at λ 5 (asserted on its result), and the
+/// journal says which step used the note.
+#[test]
+fn a_note_sent_while_the_inversion_runs_sets_the_retrys_lambda() {
+    let tmp = tempfile::tempdir().unwrap();
+    let steering = hydrogeo_studio::runtime::Steering::new();
+    let (s2, said) = (steering.clone(), Arc::new(Mutex::new(false)));
+    let reg = registry_hooked(Arc::new(move || {
+        let mut said = said.lock().unwrap();
+        if !*said {
+            s2.say("use lambda 5");
+            *said = true;
+        }
+    }));
+    let server = ModelServer::start(vec![
+        Turn::choose("load_data", "data first"),
+        Turn::choose("invert", "a model next"),
+        Turn::diagnose(json!({"cause": "lambda 20 is too strong for this noise",
+            "action": "retry", "changes": {"inversion_params": {"lambda": 5}},
+            "why": "the scientist asked for lambda 5"})),
+        Turn::choose("write_report", "then the report"),
+        done(),
+    ]);
+    let mut spec = RunSpec::new(project(tmp.path(), 20.0));
+    spec.runs_dir = tmp.path().join("runs");
+    spec.steering = steering;
+    let mut d = server.decider();
+    let out = session::run(spec, &reg, Some(&mut d)).unwrap();
+    assert_eq!(server.unanswered(), Vec::<String>::new());
+    let diagnosis = &server.prompts_with(support::model_server::DIAGNOSIS)[0];
+    assert!(
+        diagnosis.contains("While the step ran, the scientist told the run:\n- use lambda 5"),
+        "{diagnosis}"
+    );
+    let ran = tools(&out.context);
+    assert_eq!(ran[1], ("invert".to_string(), StepStatus::Failed));
+    assert_eq!(ran[2], ("invert".to_string(), StepStatus::Ok));
+    assert_eq!(out.context.steps[2].summary, "model at lambda 5");
+    let journal = std::fs::read_to_string(out.dir.join("journal.jsonl")).unwrap();
+    let heard: Vec<Value> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| {
+            e.to_string()
+                .contains("the retry, step 3, ran with the change")
+        })
+        .collect();
+    assert_eq!(heard.len(), 1, "{journal}");
+    assert!(heard[0].to_string().contains("use lambda 5"));
 }

@@ -631,6 +631,34 @@ fn closing_the_window_during_a_run_asks_and_stop_leaves_a_stopped_report() {
     );
 }
 
+#[test]
+fn pause_during_a_step_says_at_once_that_it_pauses_after_the_step() {
+    // Issue 18 item 4: the pause took effect only after the step, and nothing said so. Each
+    // step takes 1 s, so the click lands while the first one runs.
+    let (app, _setup) = app(chain(1000), no_model());
+    let mut h = harness(app);
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 10, "a step to start", |a| {
+        a.shared.timeline.cards.iter().any(|c| c.status.is_none())
+    });
+    h.get_by_label("Pause").click();
+    h.step();
+    h.step();
+    h.get_by_label("Pausing after this step…");
+    h.get_by_label("Resume");
+    step_until(&mut h, 20, "the pause", |a| a.shared.timeline.paused);
+    h.step();
+    h.get_by_label("Paused before the next step");
+    assert!(
+        h.query_by_label("Pausing after this step…").is_none(),
+        "one message at a time"
+    );
+    h.get_by_label("Resume").click();
+    step_until(&mut h, 30, "the end", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+}
+
 /// Issue 18: the model (over HTTP, through the scenario server) writes a reader for an
 /// electrode table in an unexpected layout; the studio's dialog shows its code; the person
 /// edits it and presses Run script; the edited reader runs in the sandbox, the step runs again

@@ -170,12 +170,28 @@ pub fn parse_decision(text: &str, note: &mut dyn FnMut(String)) -> Result<Decisi
             "the JSON named no step and did not finish".into(),
         ));
     };
+    let then = obj
+        .get("then")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .take(MAX_PLANNED_STEPS)
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(Decision {
         why,
         choice,
         settings,
+        then,
     })
 }
+
+/// The most steps a model's `then` may name; the rest are dropped (it is asked again then).
+pub const MAX_PLANNED_STEPS: usize = 8;
 
 /// Read a diagnosis out of a reply.
 pub fn parse_diagnosis(text: &str) -> Result<Diagnosis, DecideError> {
@@ -322,5 +338,25 @@ mod tests {
             "{\"why\": \"x\", \"tool\": \"invert\", \"settings\": {\"inversion_params\": {\"lambda\": 5}}}",
         );
         assert_eq!(r.unwrap().settings["inversion_params"]["lambda"], 5);
+    }
+
+    #[test]
+    fn a_plan_comes_as_then_and_is_bounded() {
+        let (r, _) = parse(
+            "{\"why\": \"w\", \"tool\": \"load\", \"then\": [\"invert\", 3, \" report \", \"\"]}",
+        );
+        assert_eq!(
+            r.unwrap().then,
+            ["invert", "report"],
+            "non-strings and blanks dropped"
+        );
+        let long: Vec<String> = (0..20).map(|i| format!("\"t{i}\"")).collect();
+        let (r, _) = parse(&format!(
+            "{{\"why\": \"w\", \"tool\": \"a\", \"then\": [{}]}}",
+            long.join(",")
+        ));
+        assert_eq!(r.unwrap().then.len(), MAX_PLANNED_STEPS);
+        let (r, _) = parse("{\"why\": \"w\", \"tool\": \"a\"}");
+        assert!(r.unwrap().then.is_empty());
     }
 }

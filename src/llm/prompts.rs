@@ -35,7 +35,8 @@ Answer with one JSON object and nothing else, with \"why\" first (it is shown to
     );
     if let Some(tb) = &req.toolbox {
         p.push_str(&format!(
-            "\n\nBesides a step from the list you may (flexible mode):\n{tb}\nUse these only when the evidence in the run calls for it; the route is the default."
+            "\n\nBesides a step from the list you may (flexible mode):\n{tb}\nUse these only when the evidence in the run calls for it; the route is the default.\n\
+When you already know the steps after this one, add \"then\": [\"<name>\", ...] in the order you mean to run them: they run without asking you again while each is on the menu and the step before it succeeded. Leave \"then\" out when you want to see a result before choosing."
         ));
     }
     if !req.notes.is_empty() {
@@ -78,11 +79,25 @@ Rules:\n\
 - \"retry\" only when a different value of a listed setting could plausibly fix it; running it again unchanged is never useful. Change one or two values, keep their types.\n\
 - \"adapt\" only when one of the coordinate tables above holds the right numbers in a layout the reader does not handle; a person reads the reader before it runs.\n\
 - \"script\" when a short script could get past the cause and no setting can; a person reads it before it runs, and the user's files are never changed.\n\
-- \"give_up\" when the data are missing or wrong, or a method is not implemented. That is a normal answer; state the cause plainly so the report can say it.",
+- \"give_up\" when the data are missing or wrong, or a method is not implemented. That is a normal answer; state the cause plainly so the report can say it.{notes}",
         transcript = req.transcript.trim_end(),
         tool = req.tool,
         purpose = req.purpose,
         error = req.error,
+        notes = diagnosis_notes(&req.notes),
+    )
+}
+
+/// What the scientist said while the step ran, for the diagnosis: a retry is the next step
+/// that uses the settings a note may change.
+fn diagnosis_notes(notes: &[String]) -> String {
+    if notes.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> = notes.iter().map(|n| format!("- {n}")).collect();
+    format!(
+        "\n\nWhile the step ran, the scientist told the run:\n{}\nFollow it in your changes where the listed settings allow; if it cannot be followed, say so in \"why\".",
+        lines.join("\n")
     )
 }
 
@@ -211,6 +226,7 @@ mod tests {
                 .unwrap(),
             adaptable: vec!["electrode_file".into()],
             inputs: serde_json::Map::new(),
+            notes: Vec::new(),
         };
         let p = diagnosis(&req);
         assert!(p.contains("Its error: diverged"));

@@ -339,9 +339,33 @@ fn answer_notes(ctx: &mut RunContext, notes: &[String], decision: &Decision, had
         ));
     }
     let mut response = decision.why.clone();
+    if !applied.is_empty() {
+        response.push_str(&format!(" In effect from step {} on.", ctx.steps.len() + 1));
+    }
     if !refused.is_empty() {
         response.push_str(&format!(" Not changed: {}.", refused.join("; ")));
     }
+    ctx.events.emit(&Event::NoteHeard {
+        notes: notes.to_vec(),
+        changes: applied,
+        response,
+    });
+}
+
+/// Tell the timeline that notes sent while a step ran were read with its diagnosis, and
+/// which step used them.
+fn notes_read_by_recovery(ctx: &RunContext, notes: &[String], applied: Vec<String>) {
+    if notes.is_empty() {
+        return;
+    }
+    let response = if applied.is_empty() {
+        "Read with the failed step's diagnosis; no setting was changed for a retry.".to_string()
+    } else {
+        format!(
+            "Read with the failed step's diagnosis; the retry, step {}, ran with the change.",
+            ctx.steps.len()
+        )
+    };
     ctx.events.emit(&Event::NoteHeard {
         notes: notes.to_vec(),
         changes: applied,
@@ -551,20 +575,23 @@ fn approve(
     (verdict, by)
 }
 
-/// Diagnose a failed step and, if a setting can be blamed, run it again once.
+/// Diagnose a failed step and, if a setting can be blamed, run it again once. `notes` are
+/// what the user said while the step ran: the diagnosis reads them, since the retry is the
+/// next step to use the settings they change. Returns the settings changed for the retry.
 fn recover(
     ctx: &mut RunContext,
     registry: &Registry,
     decider: &mut dyn Decide,
     (name, mode): (&str, Mode),
+    notes: &[String],
     spent: &mut Map<String, Value>,
-) {
+) -> Vec<String> {
     let used = spent.get(name).and_then(Value::as_u64).unwrap_or(0) as usize;
     if used >= MAX_RECOVERIES {
-        return;
+        return Vec::new();
     }
     let Some(tool) = registry.get(name) else {
-        return;
+        return Vec::new();
     };
     let error = ctx
         .steps
@@ -573,9 +600,15 @@ fn recover(
         .unwrap_or_default();
     let describe = decider.describe();
     let mut events = Vec::new();
-    let plan = recovery::diagnose(ctx, name, &tool.description, &error, decider, &mut |e| {
-        events.push(e)
-    });
+    let plan = recovery::diagnose(
+        ctx,
+        name,
+        &tool.description,
+        &error,
+        notes,
+        decider,
+        &mut |e| events.push(e),
+    );
     let mut t = ThoughtThrottle::new();
     for e in events {
         model_event(ctx, &mut t, &describe, e);
@@ -603,7 +636,7 @@ fn recover(
                     plan.file_key
                 )),
             }
-            return;
+            return Vec::new();
         }
         "script" => {
             spent.insert(name.to_string(), Value::from((used + 1) as u64));
@@ -658,7 +691,7 @@ fn recover(
                 )),
                 super::offers::Offer::NotOffered(why) => ctx.note(&format!("{head} A temporary script could not be offered: {why}.")),
             }
-            return;
+            return Vec::new();
         }
         _ => {
             if !plan.cause.is_empty() {
@@ -667,13 +700,13 @@ fn recover(
                     plan.cause.trim_end_matches('.')
                 ));
             }
-            return;
+            return Vec::new();
         }
     }
     spent.insert(name.to_string(), Value::from((used + 1) as u64));
     let (applied, _) = recovery::apply_changes(ctx, &plan.changes, "recovery", &plan.why);
     if applied.is_empty() {
-        return;
+        return Vec::new();
     }
     ctx.reopen(&[name]);
     let reason = format!(
@@ -695,7 +728,7 @@ fn recover(
             "{label} failed ({error}); a retry with {} was prepared, and not run: you skipped or stopped it.",
             applied.join("; ")
         ));
-        return;
+        return Vec::new();
     };
     ctx.note(&recovery::recovery_note(
         &label,
@@ -704,12 +737,240 @@ fn recover(
         &applied,
         status == StepStatus::Ok,
     ));
+    applied
 }
 
 /// How many of the model's choices may be refused in a row before the controller stops asking
 /// it and follows dependency order for the rest of the run (issue 19: a confused model that
 /// names artifacts or finished steps must not use up the step limit before the report).
 pub const MAX_REFUSED_CHOICES: usize = 3;
+
+/// The steps a model announced with `then` (seed 001, `_follow_plan`): taken one by one
+/// without a new request while each is on the menu, no note arrived and the step before it
+/// succeeded; dropped as soon as any of that fails or the model looks or proposes.
+#[derive(Debug, Default)]
+struct Plan {
+    steps: std::collections::VecDeque<String>,
+    /// The model's reason when it made the plan, and the step it made it at.
+    why: String,
+    at_step: usize,
+}
+
+impl Plan {
+    fn adopt(&mut self, decision: &Decision, at_step: usize) {
+        self.steps = decision.then.iter().cloned().collect();
+        self.why = decision.why.clone();
+        self.at_step = at_step;
+    }
+
+    fn clear(&mut self) {
+        self.steps.clear();
+    }
+
+    /// The next planned step, when it is on the menu; otherwise the plan is dropped.
+    fn next(&mut self, ctx: &RunContext, registry: &Registry) -> Option<Decision> {
+        let name = self.steps.pop_front()?;
+        if !registry.runnable(ctx).iter().any(|t| t.name == name) {
+            self.clear();
+            return None;
+        }
+        Some(Decision::tool(
+            &name,
+            &format!(
+                "planned by the model at step {} ({}); taken without asking it again",
+                self.at_step, self.why
+            ),
+        ))
+    }
+}
+
+/// What the loop does after a decision.
+enum Next {
+    /// Run this tool (name, reason, who chose it).
+    Run(String, String, DecidedBy),
+    /// Go round again (an inspection or a proposal was handled).
+    Again,
+    /// The run is over.
+    End(Ended),
+}
+
+/// Everything one decision is made with in flexible mode.
+struct Flex {
+    flexible: bool,
+    protected: Vec<String>,
+    route: Vec<String>,
+}
+
+impl Flex {
+    fn new(ctx: &RunContext, registry: &Registry, options: &RunOptions, had_model: bool) -> Self {
+        let flexible = options.flexible && had_model;
+        if !flexible {
+            return Flex {
+                flexible,
+                protected: Vec::new(),
+                route: Vec::new(),
+            };
+        }
+        Flex {
+            flexible,
+            protected: options
+                .protected
+                .as_ref()
+                .map(|p| p(ctx))
+                .unwrap_or_default(),
+            route: route_ahead(ctx, registry, &options.finish, 12)
+                .into_iter()
+                .map(|r| r.tool)
+                .collect(),
+        }
+    }
+
+    fn toolbox(&self, ctx: &RunContext, registry: &Registry, finish: &str) -> Option<String> {
+        self.flexible
+            .then(|| {
+                super::toolbox::toolbox_text(ctx, registry, &self.route, finish, &self.protected)
+            })
+            .filter(|t| !t.is_empty())
+    }
+}
+
+/// Hold while paused, stop when told (the steering checkpoint). False: the run stops.
+fn checkpoint(ctx: &RunContext, options: &RunOptions) -> bool {
+    if let Some(steer) = &options.steering {
+        let step = ctx.steps.len();
+        let events = ctx.events.clone();
+        let events2 = ctx.events.clone();
+        let go_on = steer.checkpoint(
+            || events.emit(&Event::Paused { step }),
+            || events2.emit(&Event::Resumed { step }),
+        );
+        if !go_on {
+            return false;
+        }
+    }
+    !ctx.cancelled()
+}
+
+/// Turn a decision into what the loop does next: a step to run, or an inspection or a
+/// proposal handled here (flexible mode), or the end.
+fn act_on(
+    ctx: &mut RunContext,
+    registry: &Registry,
+    decider: Option<&mut (dyn Decide + '_)>,
+    options: &RunOptions,
+    decision: &Decision,
+    by: DecidedBy,
+    flex: &Flex,
+) -> Next {
+    let finish = options.finish.as_str();
+    match &decision.choice {
+        Choice::Done if finished(ctx, registry, finish) => Next::End(Ended::Finished),
+        Choice::Done => match next_by_policy(ctx, registry) {
+            Some(t) => Next::Run(
+                t.name.clone(),
+                "the model answered 'done' before a report was written, so the next available step was taken".to_string(),
+                DecidedBy::Policy,
+            ),
+            None => Next::End(Ended::Exhausted),
+        },
+        Choice::Tool(t) => Next::Run(t.clone(), decision.why.clone(), by),
+        Choice::Inspect(key) if options.flexible => {
+            let number = ctx.steps.len() + 1;
+            ctx.events.emit(&Event::StepStarted {
+                step: number,
+                tool: "inspect".into(),
+                label: format!("Look at {key}"),
+                module: "project".into(),
+                reason: decision.why.clone(),
+            });
+            super::toolbox::inspect(ctx, key, &decision.why);
+            emit_finished(ctx);
+            emit_route(ctx, registry, finish);
+            Next::Again
+        }
+        Choice::Propose(p) if options.flexible => {
+            let next = flex
+                .route
+                .first()
+                .and_then(|t| registry.get(t))
+                .map(|t| t.display_label().to_string())
+                .unwrap_or_default();
+            let Some(d) = decider else {
+                return Next::Again;
+            };
+            let view = super::toolbox::RouteView {
+                finish,
+                protected: &flex.protected,
+                next: &next,
+            };
+            match super::toolbox::propose(ctx, registry, d, p, &decision.why, view) {
+                super::toolbox::Proposed::Run(tool, reason) => {
+                    run_gated(
+                        ctx,
+                        registry,
+                        options.mode,
+                        (&tool, &reason, DecidedBy::User),
+                        StepKind::Proposal,
+                    );
+                    if let Some(hook) = &options.on_result {
+                        hook(ctx);
+                    }
+                }
+                super::toolbox::Proposed::Done => {}
+                super::toolbox::Proposed::No(why) => ctx
+                    .run_notes
+                    .push(format!("Your proposal was not carried out: {why}")),
+            }
+            emit_route(ctx, registry, finish);
+            Next::Again
+        }
+        Choice::Inspect(_) | Choice::Propose(_) => match next_by_policy(ctx, registry) {
+            Some(t) => {
+                ctx.note("The model answered with an action only flexible mode offers; the next available step was taken instead.");
+                Next::Run(
+                    t.name.clone(),
+                    "next available step".to_string(),
+                    DecidedBy::Policy,
+                )
+            }
+            None => Next::End(Ended::Exhausted),
+        },
+    }
+}
+
+/// A tool that is not on the menu is refused and recorded. True when it was refused.
+fn refuse_unoffered(
+    ctx: &mut RunContext,
+    registry: &Registry,
+    name: &str,
+    reason: &str,
+    by: DecidedBy,
+) -> bool {
+    let offered = registry.runnable(ctx);
+    if offered.iter().any(|t| t.name == name) {
+        return false;
+    }
+    let names: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
+    let (status, why) = match registry.get(name) {
+        Some(tool) => (
+            StepStatus::Blocked,
+            format!(
+                "Not offered, so not run: {}. Choose one of: {}.",
+                tool.unavailable_because(ctx),
+                names.join(", ")
+            ),
+        ),
+        None => (
+            StepStatus::Skipped,
+            format!(
+                "No tool named '{name}'. Choose one that is offered: {}.",
+                names.join(", ")
+            ),
+        ),
+    };
+    record_not_run(ctx, registry, name, reason, status, &why, by);
+    true
+}
 
 /// Drive the run to its end, one chosen action at a time. Never raises: tool failures are
 /// recorded, display failures ignored.
@@ -723,21 +984,10 @@ pub fn run_controller(
     let mut spent = Map::new();
     let finish = options.finish.as_str();
     let mut refused_in_a_row = 0usize;
+    let mut plan = Plan::default();
     for _ in ctx.steps.len()..options.max_steps.max(ctx.steps.len()) {
         // 1. Steering checkpoint: hold while paused; stop when told.
-        if let Some(steer) = &options.steering {
-            let step = ctx.steps.len();
-            let events = ctx.events.clone();
-            let events2 = ctx.events.clone();
-            let go_on = steer.checkpoint(
-                || events.emit(&Event::Paused { step }),
-                || events2.emit(&Event::Resumed { step }),
-            );
-            if !go_on {
-                return end(ctx, Ended::Stopped);
-            }
-        }
-        if ctx.cancelled() {
+        if !checkpoint(ctx, options) {
             return end(ctx, Ended::Stopped);
         }
         // 2. Notes.
@@ -762,37 +1012,29 @@ pub fn run_controller(
             };
             return end(ctx, e);
         }
-        // 4. Decide.
+        // 4. Decide: the model's plan while it holds, else a decision.
         let had_model = decider.is_some();
-        let flexible = options.flexible && had_model;
-        let protected = if flexible {
-            options
-                .protected
-                .as_ref()
-                .map(|p| p(ctx))
-                .unwrap_or_default()
-        } else {
-            Vec::new()
+        let flex = Flex::new(ctx, registry, options, had_model);
+        if !notes.is_empty() || !flex.flexible {
+            plan.clear();
+        }
+        let (decision, by, problem) = match plan.next(ctx, registry) {
+            Some(d) => (d, DecidedBy::Model, None),
+            None => {
+                let (d, by, problem) = decide_next(
+                    ctx,
+                    registry,
+                    decider.as_deref_mut(),
+                    &notes,
+                    finish,
+                    flex.toolbox(ctx, registry, finish),
+                );
+                if flex.flexible && by == DecidedBy::Model {
+                    plan.adopt(&d, ctx.steps.len() + 1);
+                }
+                (d, by, problem)
+            }
         };
-        let route: Vec<String> = if flexible {
-            route_ahead(ctx, registry, finish, 12)
-                .into_iter()
-                .map(|r| r.tool)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let toolbox = flexible
-            .then(|| super::toolbox::toolbox_text(ctx, registry, &route, finish, &protected))
-            .filter(|t| !t.is_empty());
-        let (decision, by, problem) = decide_next(
-            ctx,
-            registry,
-            decider.as_deref_mut(),
-            &notes,
-            finish,
-            toolbox,
-        );
         if let Some(why) = problem {
             ctx.note(&format!(
                 "The controller could not get a usable decision from the model ({why}) and fell back to running the available steps in order."
@@ -800,94 +1042,26 @@ pub fn run_controller(
         }
         // 5. Notes answered.
         answer_notes(ctx, &notes, &decision, had_model);
-        // 6. Done, or a premature done.
-        let (name, reason, by) = match &decision.choice {
-            Choice::Done if finished(ctx, registry, finish) => return end(ctx, Ended::Finished),
-            Choice::Done => match next_by_policy(ctx, registry) {
-                Some(t) => (
-                    t.name.clone(),
-                    "the model answered 'done' before a report was written, so the next available step was taken".to_string(),
-                    DecidedBy::Policy,
-                ),
-                None => return end(ctx, Ended::Exhausted),
-            },
-            Choice::Tool(t) => (t.clone(), decision.why.clone(), by),
-            Choice::Inspect(key) if options.flexible => {
-                let number = ctx.steps.len() + 1;
-                ctx.events.emit(&Event::StepStarted {
-                    step: number,
-                    tool: "inspect".into(),
-                    label: format!("Look at {key}"),
-                    module: "project".into(),
-                    reason: decision.why.clone(),
-                });
-                super::toolbox::inspect(ctx, key, &decision.why);
-                emit_finished(ctx);
-                emit_route(ctx, registry, finish);
+        // 6. Done, or a premature done, or an off-route action.
+        let (name, reason, by) = match act_on(
+            ctx,
+            registry,
+            decider.as_deref_mut(),
+            options,
+            &decision,
+            by,
+            &flex,
+        ) {
+            Next::Run(name, reason, by) => (name, reason, by),
+            Next::Again => {
+                plan.clear();
                 continue;
             }
-            Choice::Propose(p) if options.flexible => {
-                let next = route.first().and_then(|t| registry.get(t)).map(|t| t.display_label().to_string()).unwrap_or_default();
-                let Some(d) = decider.as_deref_mut() else { continue };
-                let view = super::toolbox::RouteView {
-                    finish,
-                    protected: &protected,
-                    next: &next,
-                };
-                match super::toolbox::propose(ctx, registry, d, p, &decision.why, view) {
-                    super::toolbox::Proposed::Run(tool, reason) => {
-                        run_gated(ctx, registry, options.mode, (&tool, &reason, DecidedBy::User), StepKind::Proposal);
-                        if let Some(hook) = &options.on_result {
-                            hook(ctx);
-                        }
-                    }
-                    super::toolbox::Proposed::Done => {}
-                    super::toolbox::Proposed::No(why) => ctx.run_notes.push(format!("Your proposal was not carried out: {why}")),
-                }
-                emit_route(ctx, registry, finish);
-                continue;
-            }
-            Choice::Inspect(_) | Choice::Propose(_) => match next_by_policy(ctx, registry) {
-                Some(t) => {
-                    ctx.note("The model answered with an action only flexible mode offers; the next available step was taken instead.");
-                    (t.name.clone(), "next available step".to_string(), DecidedBy::Policy)
-                }
-                None => return end(ctx, Ended::Exhausted),
-            },
+            Next::End(e) => return end(ctx, e),
         };
         // 7. A tool that is not on the menu is refused and recorded.
-        let offered = registry.runnable(ctx);
-        if !offered.iter().any(|t| t.name == name) {
-            let names: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
-            match registry.get(&name) {
-                Some(tool) => {
-                    let why = tool.unavailable_because(ctx);
-                    record_not_run(
-                        ctx,
-                        registry,
-                        &name,
-                        &reason,
-                        StepStatus::Blocked,
-                        &format!(
-                            "Not offered, so not run: {why}. Choose one of: {}.",
-                            names.join(", ")
-                        ),
-                        by,
-                    );
-                }
-                None => record_not_run(
-                    ctx,
-                    registry,
-                    &name,
-                    &reason,
-                    StepStatus::Skipped,
-                    &format!(
-                        "No tool named '{name}'. Choose one that is offered: {}.",
-                        names.join(", ")
-                    ),
-                    by,
-                ),
-            }
+        if refuse_unoffered(ctx, registry, &name, &reason, by) {
+            plan.clear();
             emit_route(ctx, registry, finish);
             if by == DecidedBy::Model {
                 refused_in_a_row += 1;
@@ -909,17 +1083,28 @@ pub fn run_controller(
             (&name, &reason, by),
             StepKind::Next,
         ) else {
+            plan.clear();
             if ctx.cancelled() {
                 return end(ctx, Ended::Stopped);
             }
             emit_route(ctx, registry, finish);
             continue;
         };
+        if status != StepStatus::Ok {
+            plan.clear();
+        }
         if status == StepStatus::Failed
             && options.recovery
             && let Some(d) = decider.as_deref_mut()
         {
-            recover(ctx, registry, d, (&name, options.mode), &mut spent);
+            let notes = options
+                .steering
+                .as_ref()
+                .map(Steering::take_notes)
+                .unwrap_or_default();
+            ctx.guidance.extend(notes.iter().cloned());
+            let applied = recover(ctx, registry, d, (&name, options.mode), &notes, &mut spent);
+            notes_read_by_recovery(ctx, &notes, applied);
         }
         if let Some(hook) = &options.on_result {
             hook(ctx);
@@ -1460,6 +1645,7 @@ mod tests {
                 why: "following the note".into(),
                 choice: Choice::Tool("load".into()),
                 settings,
+                then: Vec::new(),
             }),
             Ok(Decision::tool("invert", "")),
             Ok(Decision::tool("report", "")),
@@ -1709,6 +1895,7 @@ mod tests {
                 why: "check the data".into(),
                 choice: Choice::Inspect("data".into()),
                 settings: Map::new(),
+                then: Vec::new(),
             }),
             Ok(Decision {
                 why: "rain explains the change".into(),
@@ -1716,6 +1903,7 @@ mod tests {
                     tool: "climate".into(),
                 }),
                 settings: Map::new(),
+                then: Vec::new(),
             }),
             Ok(Decision {
                 why: "not needed".into(),
@@ -1723,6 +1911,7 @@ mod tests {
                     tools: vec!["other".into()],
                 }),
                 settings: Map::new(),
+                then: Vec::new(),
             }),
             Ok(Decision::tool("invert", "next")),
             Ok(Decision::done("finished too early")),
@@ -1777,6 +1966,73 @@ mod tests {
         assert!(ctx.proposals[0].accepted, "climate accepted");
         assert!(!ctx.proposals[1].accepted, "leaving out 'other' declined");
         assert!(ctx.run_notes.iter().any(|g| g.contains("kept those steps")));
+    }
+
+    fn planned(tool: &str, then: &[&str]) -> Result<Decision, DecideError> {
+        Ok(Decision {
+            then: then.iter().map(|t| t.to_string()).collect(),
+            ..Decision::tool(tool, "the data are in")
+        })
+    }
+
+    fn flexible() -> RunOptions {
+        RunOptions {
+            flexible: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_models_plan_is_followed_without_asking_it_again() {
+        // Seed 001 `_follow_plan`: three planned steps, one request for all of them.
+        let reg = chain();
+        let mut d = ScriptedDecider::new(vec![
+            planned("load", &["invert", "other", "report"]),
+            Ok(Decision::done("the report answers it")),
+        ]);
+        let mut ctx = RunContext::new("goal");
+        let ended = run_controller(&mut ctx, &reg, Some(&mut d), &flexible());
+        assert_eq!(ended, Ended::Finished);
+        let tools: Vec<&str> = ctx.steps.iter().map(|s| s.tool.as_str()).collect();
+        assert_eq!(tools, ["load", "invert", "other", "report"]);
+        assert_eq!(d.seen.len(), 2, "one request for the plan, one for done");
+        assert!(
+            ctx.steps[1]
+                .reason
+                .starts_with("planned by the model at step 1 (the data are in)"),
+            "{}",
+            ctx.steps[1].reason
+        );
+    }
+
+    #[test]
+    fn a_plan_whose_next_step_is_not_on_the_menu_is_dropped_and_the_model_asked() {
+        let reg = chain();
+        let mut d = ScriptedDecider::new(vec![
+            planned("load", &["report", "invert"]),
+            Ok(Decision::tool("invert", "now the model")),
+            Ok(Decision::tool("report", "then the report")),
+            Ok(Decision::done("done")),
+        ]);
+        let mut ctx = RunContext::new("goal");
+        run_controller(&mut ctx, &reg, Some(&mut d), &flexible());
+        let tools: Vec<&str> = ctx.steps.iter().map(|s| s.tool.as_str()).collect();
+        assert_eq!(tools, ["load", "invert", "report"], "nothing refused");
+        assert_eq!(d.seen.len(), 4);
+    }
+
+    #[test]
+    fn without_flexible_mode_a_plan_is_ignored() {
+        let reg = chain();
+        let mut d = ScriptedDecider::new(vec![
+            planned("load", &["invert", "report"]),
+            Ok(Decision::tool("invert", "")),
+            Ok(Decision::tool("report", "")),
+            Ok(Decision::done("")),
+        ]);
+        let mut ctx = RunContext::new("goal");
+        run_controller(&mut ctx, &reg, Some(&mut d), &RunOptions::default());
+        assert!(d.seen.len() >= 3, "asked at every choice: {}", d.seen.len());
     }
 
     #[test]

@@ -89,6 +89,11 @@ pub struct Decision {
     pub choice: Choice,
     /// Settings to change because of the user's notes (adjustable keys only are applied).
     pub settings: Map<String, Value>,
+    /// Flexible mode: the steps the model means to run after this one, in order. They run
+    /// without a new request while each is on the menu and the step before it succeeded
+    /// (seed 001, `_follow_plan`); empty when it wants to see a result first.
+    #[serde(default)]
+    pub then: Vec<String>,
 }
 
 impl Decision {
@@ -98,6 +103,7 @@ impl Decision {
             why: why.into(),
             choice: Choice::Tool(tool.into()),
             settings: Map::new(),
+            then: Vec::new(),
         }
     }
 
@@ -107,6 +113,7 @@ impl Decision {
             why: why.into(),
             choice: Choice::Done,
             settings: Map::new(),
+            then: Vec::new(),
         }
     }
 }
@@ -128,6 +135,10 @@ pub struct DiagnosisRequest {
     pub adaptable: Vec<String>,
     /// The run's input files by key.
     pub inputs: Map<String, Value>,
+    /// Notes the user sent while the step ran (empty when none): the retry is the next step
+    /// that uses the settings they may change.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// What the model said about a failure, before the runtime filters it.

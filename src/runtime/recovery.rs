@@ -89,6 +89,7 @@ pub fn diagnose(
     tool: &str,
     purpose: &str,
     error: &str,
+    notes: &[String],
     decider: &mut dyn Decide,
     on_event: &mut dyn FnMut(ModelEvent),
 ) -> Diagnosis {
@@ -114,6 +115,7 @@ pub fn diagnose(
             .map(|t| t.role.clone())
             .collect(),
         inputs,
+        notes: notes.to_vec(),
     };
     let give_up = Diagnosis {
         action: "give_up".into(),
@@ -224,7 +226,7 @@ mod tests {
                 .unwrap(),
             ..Default::default()
         }));
-        let plan = diagnose(&c, "invert", "", "diverged", &mut d, &mut |_| {});
+        let plan = diagnose(&c, "invert", "", "diverged", &[], &mut d, &mut |_| {});
         assert_eq!(plan.action, "give_up");
     }
 

@@ -52,6 +52,15 @@ impl Outputs {
         self.figures.push((path, caption.to_string()));
         self
     }
+
+    /// Add a figure that may not have been drawn (`None`: nothing is added; the failure was
+    /// recorded where it happened).
+    pub fn figure_if(self, path: Option<PathBuf>, caption: &str) -> Self {
+        match path {
+            Some(p) => self.figure(p, caption),
+            None => self,
+        }
+    }
 }
 
 /// A handler's result: the sentence of what it found, and what it made. An `Err` is recorded

@@ -89,6 +89,8 @@ pub struct Timeline {
     pub warnings: Vec<String>,
     /// Paused before the next step.
     pub paused: bool,
+    /// Pause was pressed while a step runs: the run pauses when it ends.
+    pub pause_asked: bool,
     /// Tokens and cost so far.
     pub tokens_in: u64,
     /// Tokens out so far.
@@ -248,7 +250,10 @@ impl Timeline {
                 response,
             } => self.notes_heard(notes, changes, response),
             Event::Warning { text } => self.warnings.push(text.clone()),
-            Event::Paused { .. } => self.paused = true,
+            Event::Paused { .. } => {
+                self.paused = true;
+                self.pause_asked = false;
+            }
             Event::Resumed { .. } => self.paused = false,
             Event::RunEnded {
                 ended,
@@ -258,6 +263,7 @@ impl Timeline {
             } => {
                 self.thinking = None;
                 self.paused = false;
+                self.pause_asked = false;
                 self.route.clear();
                 self.close_interrupted();
                 self.finish = Some(Finish {
@@ -359,6 +365,8 @@ impl Timeline {
                         Color32::from_rgb(200, 140, 0),
                         "Paused before the next step",
                     );
+                } else if self.pause_asked {
+                    ui.colored_label(Color32::from_rgb(200, 140, 0), "Pausing after this step…");
                 }
                 for n in &self.notes {
                     egui::Frame::group(ui.style()).show(ui, |ui| {

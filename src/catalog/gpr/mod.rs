@@ -27,7 +27,7 @@ use super::kit::keys;
 use super::kit::markdown::cell as escape;
 use super::kit::paths::file_name;
 use super::kit::register_all;
-use super::kit::{Held, figure_path, held, product_path};
+use super::kit::{Held, draw_figure, figure_path, held, planned_path, product_path};
 use crate::methods::gpr::process::{Domain, ProcessedLine, ProcessingParams, process_line};
 use crate::methods::gpr::sidefiles::{Topography, read_topography};
 use crate::methods::gpr::velocity::{

@@ -13,25 +13,32 @@ pub(super) fn load_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResult 
     })?;
     ctx.progress(0.1, "reading the radar file");
     let line = read(&path).map_err(|e| anyhow!("{e}"))?;
-    let fig = figure_path(ctx, &format!("gpr_{}_recorded", stem(&path)))?;
     let mut view = line.data.clone();
     let blank = line.header_samples.min(view.nrows());
     view.slice_mut(ndarray::s![..blank, ..]).fill(f64::NAN);
     ctx.progress(0.6, "drawing the radargram as recorded");
-    let clip = draw_radargram(
-        &fig,
-        &format!("{} as recorded", file_name(&path)),
-        view.view(),
-        &line.positions_m,
-        line.positions_guessed,
-        VerticalAxis {
-            domain: Domain::TwoWayTime,
-            first: -line.time_zero_sample * line.sample_interval_ns,
-            step: line.sample_interval_ns,
+    let mut clip = 0.0;
+    let fig = draw_figure(
+        ctx,
+        &format!("gpr_{}_recorded", stem(&path)),
+        |fig| -> anyhow::Result<()> {
+            clip = draw_radargram(
+                fig,
+                &format!("{} as recorded", file_name(&path)),
+                view.view(),
+                &line.positions_m,
+                line.positions_guessed,
+                VerticalAxis {
+                    domain: Domain::TwoWayTime,
+                    first: -line.time_zero_sample * line.sample_interval_ns,
+                    step: line.sample_interval_ns,
+                },
+                "Amplitude (counts)",
+            )
+            .map_err(|e| anyhow!("{e}"))?;
+            Ok(())
         },
-        "Amplitude (counts)",
-    )
-    .map_err(|e| anyhow!("{e}"))?;
+    );
     let sentence = line_sentence(&line);
     let summary = format!("Read {sentence}.");
     let caption = format!(
@@ -80,7 +87,7 @@ pub(super) fn load_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResult 
         summary,
         Outputs::new()
             .put(keys::GPR_DATA, Arc::new(held))
-            .figure(fig, &caption),
+            .figure_if(fig, &caption),
     ))
 }
 
@@ -119,14 +126,34 @@ pub(super) fn process_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResu
     }
     let p = &result.processed;
     let st = stem(&line.file);
-    let (npz, recipe) = write_processed(ctx, &st, p)?;
+    // Exports and figures are conveniences (seed 001): what cannot be written is recorded
+    // on the run and the processed line stays.
+    let files = match write_processed(ctx, &st, p) {
+        Ok((npz, recipe)) => vec![npz, recipe],
+        Err(e) => {
+            let planned = planned_path(ctx, "products", &format!("gpr_{st}_processed.npz"));
+            ctx.not_written(&planned, &format!("{e:#}"));
+            Vec::new()
+        }
+    };
     ctx.progress(0.95, "drawing the processed radargram");
-    let (fig, caption) = processed_figure(ctx, &line, &result, &st)?;
-    let mut out = Outputs::new().figure(fig, &caption);
-    if let Some(a) = &result.velocity_analysis
-        && let Some(f) = draw_semblance(ctx, &st, a)?
-    {
-        out = out.figure(f.0, &f.1);
+    let mut out = Outputs::new();
+    match processed_figure(ctx, &line, &result, &st) {
+        Ok((fig, caption)) => out = out.figure(fig, &caption),
+        Err(e) => {
+            let planned = planned_path(ctx, "figures", &format!("gpr_{st}_processed.png"));
+            ctx.not_written(&planned, &format!("{e:#}"));
+        }
+    }
+    if let Some(a) = &result.velocity_analysis {
+        match draw_semblance(ctx, &st, a) {
+            Ok(Some(f)) => out = out.figure(f.0, &f.1),
+            Ok(None) => {}
+            Err(e) => {
+                let planned = planned_path(ctx, "figures", &format!("gpr_{st}_semblance.png"));
+                ctx.not_written(&planned, &format!("{e:#}"));
+            }
+        }
     }
     let axis = p.vertical_axis();
     let (a, b) = (
@@ -171,7 +198,6 @@ pub(super) fn process_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResu
             " Why two-way time: {why}; set {VELOCITY_KEY} or {PERMITTIVITY_KEY} to convert it to depth."
         );
     }
-    let files = vec![npz.clone(), recipe.clone()];
     let mut held = Held::new(
         result.clone(),
         format!(

@@ -32,7 +32,7 @@ use super::kit::keys;
 use super::kit::markdown::cell;
 use super::kit::paths::file_name;
 use super::kit::register_all;
-use super::kit::{Held, figure_path, held, product_path, write_csv};
+use super::kit::{Held, draw_figure, figure_path, held, planned_path, product_path, write_csv};
 use crate::methods::gravmag::GravMagError;
 use crate::methods::gravmag::grid::{Grid2D, GridOptions};
 use crate::methods::gravmag::inversion::{

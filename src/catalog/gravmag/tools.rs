@@ -133,22 +133,23 @@ pub fn load_gravmag_data(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     summary.push('.');
     let mut outputs = Outputs::new();
     if !table.profile {
-        let p = figure_path(ctx, "gravmag_stations")?;
         let scale = ColourScale::fit(
             &table.value,
             false,
             &format!("{} ({unit})", kind.quantity.words()),
             Palette::Viridis,
         );
-        plot::station_map(
-            &p,
-            &map_axes(&format!("Stations: observed {}", kind.quantity.words())),
-            &table.x_m,
-            &table.y_m,
-            &table.value,
-            &scale,
-        )?;
-        outputs = outputs.figure(
+        let p = draw_figure(ctx, "gravmag_stations", |p| {
+            plot::station_map(
+                p,
+                &map_axes(&format!("Stations: observed {}", kind.quantity.words())),
+                &table.x_m,
+                &table.y_m,
+                &table.value,
+                &scale,
+            )
+        });
+        outputs = outputs.figure_if(
             p,
             &format!(
                 "Stations coloured by the observed {} ({unit}).",
@@ -213,8 +214,24 @@ pub fn invert_gravmag(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     for w in &result.inversion.warnings {
         ctx.note(w);
     }
-    let figs = draw_results(ctx, &result)?;
-    let files = write_products(ctx, &result, &data.table)?;
+    // Figures and exports are conveniences (seed 001): what cannot be written is recorded on
+    // the run and the model stays.
+    let figs = match draw_results(ctx, &result) {
+        Ok(f) => f,
+        Err(e) => {
+            let planned = planned_path(ctx, "figures", "gravmag_*.png");
+            ctx.not_written(&planned, &format!("the gravity / magnetic maps: {e}"));
+            Vec::new()
+        }
+    };
+    let files = match write_products(ctx, &result, &data.table) {
+        Ok(f) => f,
+        Err(e) => {
+            let planned = planned_path(ctx, "products", "gravmag_*");
+            ctx.not_written(&planned, &format!("the gravity / magnetic exports: {e}"));
+            Vec::new()
+        }
+    };
     let inv = &result.inversion;
     let unit = family.unit();
     let model: Vec<f64> = inv

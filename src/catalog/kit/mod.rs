@@ -15,7 +15,9 @@ pub mod settings;
 
 pub use fit::FitSummary;
 pub use methods::{METHODS, MethodInfo};
-pub use paths::{figure_path, planned_path, product_path, run_subdir, write_csv, write_product};
+pub use paths::{
+    draw_figure, figure_path, planned_path, product_path, run_subdir, write_csv, write_product,
+};
 pub use product::{Held, InterfaceLine, held, require};
 
 use crate::runtime::tool::RegistryError;

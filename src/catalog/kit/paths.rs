@@ -54,6 +54,32 @@ pub fn write_product(
     }
 }
 
+/// Draw `figures/<name>.png` through `draw`. A figure is a convenience like any output
+/// (seed 001: a run must not fail because a file could not be written): a failure is recorded
+/// on the run ([`RunContext::not_written`]) with the file and the cause, and `None` is returned
+/// so the step goes on without it.
+pub fn draw_figure<E: std::fmt::Display>(
+    ctx: &mut RunContext,
+    name: &str,
+    draw: impl FnOnce(&Path) -> Result<(), E>,
+) -> Option<PathBuf> {
+    let path = match figure_path(ctx, name) {
+        Ok(p) => p,
+        Err(e) => {
+            let planned = planned_path(ctx, "figures", &format!("{name}.png"));
+            ctx.not_written(&planned, &format!("the figures folder cannot be used: {e}"));
+            return None;
+        }
+    };
+    match draw(&path) {
+        Ok(()) => Some(path),
+        Err(e) => {
+            ctx.not_written(&path, &format!("{e:#}"));
+            None
+        }
+    }
+}
+
 /// `<run folder>/<sub>/<name>` without creating anything (for naming a file not written).
 pub fn planned_path(ctx: &RunContext, sub: &str, name: &str) -> PathBuf {
     ctx.output_dir

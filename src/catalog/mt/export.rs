@@ -3,10 +3,19 @@
 #[allow(unused_imports)]
 use super::*;
 
-/// `products/mt_models.csv`: one row per site and layer, units in the column names.
-pub(super) fn write_models_csv(ctx: &RunContext, inv: &MtInversions) -> std::io::Result<PathBuf> {
+/// `products/mt_models.csv`: one row per site and layer, units in the column names (`None`,
+/// recorded on the run, when it cannot be written).
+pub(super) fn write_models_csv(ctx: &mut RunContext, inv: &MtInversions) -> Option<PathBuf> {
+    write_product(ctx, "mt_models.csv", |path| {
+        std::fs::write(path, models_csv(inv))?;
+        Ok(vec![path.to_path_buf()])
+    })
+    .pop()
+}
+
+/// The models table's text.
+fn models_csv(inv: &MtInversions) -> String {
     use std::fmt::Write;
-    let path = product_path(ctx, "mt_models.csv")?;
     let mut s = String::from("site,depth_top_m,depth_bottom_m,resistivity_ohm_m,below_doi\n");
     for site in &inv.sites {
         let m = &site.result.model;
@@ -25,6 +34,5 @@ pub(super) fn write_models_csv(ctx: &RunContext, inv: &MtInversions) -> std::io:
             );
         }
     }
-    std::fs::write(&path, s)?;
-    Ok(path)
+    s
 }

@@ -9,9 +9,9 @@ pub(super) const MAX_SITES_PER_FIGURE: usize = 6;
 
 /// ρa and φ curves with the fit, and the layered models with the DOI.
 pub(super) fn inversion_figures(
-    ctx: &RunContext,
+    ctx: &mut RunContext,
     inv: &MtInversions,
-) -> anyhow::Result<Vec<(PathBuf, String)>> {
+) -> Vec<(PathBuf, String)> {
     let shown: Vec<&MtSiteInversion> = inv.sites.iter().take(MAX_SITES_PER_FIGURE).collect();
     let more = if inv.sites.len() > shown.len() {
         format!(" (first {} of {} sites)", shown.len(), inv.sites.len())
@@ -77,37 +77,34 @@ pub(super) fn inversion_figures(
         }
     }
     let mut figs = Vec::new();
-    let p = figure_path(ctx, "mt_apparent_resistivity")?;
-    line_plot(
-        &p,
-        &Axes::new(
-            &format!("MT apparent resistivity: observed and Occam 1D fit{more}"),
-            "Period (s)",
-            "Apparent resistivity (Ω·m)",
-        )
-        .log(true, true),
-        &rho_series,
-    )?;
-    figs.push((
-        p,
-        format!("Apparent resistivity ρa (Ω·m) against period (s): observed with error bars (points) and the Occam 1D model's response (lines){more}."),
-    ));
-    let p = figure_path(ctx, "mt_phase")?;
-    line_plot(
-        &p,
-        &Axes::new(
-            &format!("MT impedance phase: observed and Occam 1D fit{more}"),
-            "Period (s)",
-            "Phase (°)",
-        )
-        .log(true, false),
-        &phase_series,
-    )?;
-    figs.push((
-        p,
-        format!("Impedance phase (degrees, first quadrant) against period (s): observed with error bars and the model's response{more}."),
-    ));
-    let p = figure_path(ctx, "mt_models")?;
+    let rho_axes = Axes::new(
+        &format!("MT apparent resistivity: observed and Occam 1D fit{more}"),
+        "Period (s)",
+        "Apparent resistivity (Ω·m)",
+    )
+    .log(true, true);
+    if let Some(p) = draw_figure(ctx, "mt_apparent_resistivity", |p| {
+        line_plot(p, &rho_axes, &rho_series)
+    }) {
+        figs.push((
+            p,
+            format!("Apparent resistivity ρa (Ω·m) against period (s): observed with error bars (points) and the Occam 1D model's response (lines){more}."),
+        ));
+    }
+    let phase_axes = Axes::new(
+        &format!("MT impedance phase: observed and Occam 1D fit{more}"),
+        "Period (s)",
+        "Phase (°)",
+    )
+    .log(true, false);
+    if let Some(p) = draw_figure(ctx, "mt_phase", |p| {
+        line_plot(p, &phase_axes, &phase_series)
+    }) {
+        figs.push((
+            p,
+            format!("Impedance phase (degrees, first quadrant) against period (s): observed with error bars and the model's response{more}."),
+        ));
+    }
     let mut axes = Axes::new(
         &format!("MT Occam 1D layered models{more}"),
         "Resistivity (Ω·m)",
@@ -116,12 +113,13 @@ pub(super) fn inversion_figures(
     .log(true, false)
     .flipped();
     axes.y_range = Some((0.0, depth_max.max(1.0)));
-    line_plot(&p, &axes, &model_series)?;
-    figs.push((
-        p,
-        format!("Occam 1D resistivity (Ω·m) against depth (m) per site; dashed: the approximate depth of investigation (Niblett–Bostick depth of the longest period){more}. Below it the model is set by the smoothing, not the data."),
-    ));
-    Ok(figs)
+    if let Some(p) = draw_figure(ctx, "mt_models", |p| line_plot(p, &axes, &model_series)) {
+        figs.push((
+            p,
+            format!("Occam 1D resistivity (Ω·m) against depth (m) per site; dashed: the approximate depth of investigation (Niblett–Bostick depth of the longest period){more}. Below it the model is set by the smoothing, not the data."),
+        ));
+    }
+    figs
 }
 
 /// A layered model as a staircase (ρ, depth) down to 1.5 × the DOI (or 1.5 × the top of

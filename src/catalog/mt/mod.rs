@@ -22,7 +22,7 @@ use super::kit::keys;
 use super::kit::markdown::csv_field as csv_text;
 use super::kit::palette::series_colour;
 use super::kit::register_all;
-use super::kit::{Held, figure_path, held, product_path};
+use super::kit::{Held, draw_figure, held, write_product};
 use crate::methods::io::ReadError;
 use crate::methods::mt::{
     self, MtSiteInversion, MtSounding, MtWaterContent, OccamMode, OccamOptions, SoundingOptions,

@@ -90,7 +90,7 @@ pub fn invert_mt(ctx: &mut RunContext) -> crate::runtime::ToolResult {
         ));
     }
     let mut out = Outputs::new();
-    for (path, caption) in inversion_figures(ctx, &inv)? {
+    for (path, caption) in inversion_figures(ctx, &inv) {
         out = out.figure(path, &caption);
     }
     let rms: Vec<f64> = inv.sites.iter().map(|s| s.result.rms).collect();
@@ -179,11 +179,8 @@ pub fn invert_mt(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     )
     .number("n_cells", inv.sites[0].result.n_cells);
     let held = match write_models_csv(ctx, &inv) {
-        Ok(p) => held.file(p),
-        Err(e) => {
-            ctx.note(&format!("Could not write mt_models.csv: {e}"));
-            held
-        }
+        Some(p) => held.file(p),
+        None => held,
     };
     Ok((summary, out.put(keys::MT_RESULTS, Arc::new(held))))
 }
@@ -309,8 +306,11 @@ pub fn convert_mt_water_content(ctx: &mut RunContext) -> crate::runtime::ToolRes
         rows.extend(w.layers.iter().cloned());
         all.push((s.site.clone(), w));
     }
-    let csv = product_path(ctx, "water_content_by_layer.csv")?;
-    std::fs::write(&csv, water_content_by_layer_csv(&rows))?;
+    let csv = write_product(ctx, "water_content_by_layer.csv", |p| {
+        std::fs::write(p, water_content_by_layer_csv(&rows))?;
+        Ok(vec![p.to_path_buf()])
+    })
+    .pop();
     let first: &MtWaterContent = &all[0].1;
     let summary = format!(
         "Water content per layer for {} MT site{} ({} layers each, {} realizations, seed {}): {}. Prior: {}.{}",
@@ -364,8 +364,11 @@ pub fn convert_mt_water_content(ctx: &mut RunContext) -> crate::runtime::ToolRes
         "prior_source",
         format!("{:?}", first.water.prior_source).to_lowercase(),
     )
-    .file(csv)
     .report(md);
+    let held = match csv {
+        Some(p) => held.file(p),
+        None => held,
+    };
     Ok((
         summary,
         Outputs::new().put(keys::WATER_CONTENT, Arc::new(held)),

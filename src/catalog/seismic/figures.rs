@@ -145,31 +145,25 @@ pub fn coverage_figure(path: &Path, inv: &SeismicInversion) -> Result<(), plot::
 }
 
 /// The model's figures: velocity with interfaces, travel-time fit, coverage.
-pub(super) fn model_figures(
-    ctx: &RunContext,
-    m: &SeismicModel,
-    out: Outputs,
-) -> anyhow::Result<Outputs> {
+pub(super) fn model_figures(ctx: &mut RunContext, m: &SeismicModel, out: Outputs) -> Outputs {
     let inv = &m.inversion;
-    let v = figure_path(ctx, "seismic_velocity")?;
-    velocity_figure(&v, inv, &[])?;
-    let t = figure_path(ctx, "seismic_traveltime_fit")?;
-    traveltime_figure(
-        &t,
-        &m.data,
-        Some((&inv.used_picks, &inv.response_s)),
-        "Travel times: observed (points) and modelled (lines)",
-    )?;
-    let c = figure_path(ctx, "seismic_coverage")?;
-    coverage_figure(&c, inv)?;
-    Ok(out
-        .figure(
-            v,
-            "Seismic P-velocity model (m/s) against distance and elevation (m); cells without ray coverage faded",
+    let v = draw_figure(ctx, "seismic_velocity", |p| velocity_figure(p, inv, &[]));
+    let t = draw_figure(ctx, "seismic_traveltime_fit", |p| {
+        traveltime_figure(
+            p,
+            &m.data,
+            Some((&inv.used_picks, &inv.response_s)),
+            "Travel times: observed (points) and modelled (lines)",
         )
-        .figure(
-            t,
-            "Observed and modelled first-arrival times (ms) against receiver position (m)",
-        )
-        .figure(c, "Ray coverage: total ray length per cell (m)"))
+    });
+    let c = draw_figure(ctx, "seismic_coverage", |p| coverage_figure(p, inv));
+    out.figure_if(
+        v,
+        "Seismic P-velocity model (m/s) against distance and elevation (m); cells without ray coverage faded",
+    )
+    .figure_if(
+        t,
+        "Observed and modelled first-arrival times (ms) against receiver position (m)",
+    )
+    .figure_if(c, "Ray coverage: total ray length per cell (m)")
 }

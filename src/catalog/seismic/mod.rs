@@ -18,7 +18,7 @@ use super::kit::format::range;
 use super::kit::keys;
 use super::kit::paths::file_name;
 use super::kit::register_all;
-use super::kit::{Held, InterfaceLine, figure_path, held, product_path};
+use super::kit::{Held, InterfaceLine, draw_figure, held, write_product};
 use crate::methods::io::ReadError;
 use crate::methods::quality::{Attempt, MAX_ATTEMPTS, Retried, retry_lambda};
 use crate::methods::seismic::evaluate::{SeismicEvaluation, evaluate as evaluate_model};

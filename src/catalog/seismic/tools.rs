@@ -38,11 +38,12 @@ pub fn pick_first_breaks(ctx: &mut RunContext) -> ToolResult {
         if n_flagged > 0 { " and left out" } else { "" },
         data_line(&tt)
     );
-    let fig = figure_path(ctx, keys::SEISMIC_PICKS)?;
     let mut out = Outputs::new();
     if tt.n_data() > 0 {
-        traveltime_figure(&fig, &tt, None, "Picked first-arrival times per shot")?;
-        out = out.figure(
+        let fig = draw_figure(ctx, keys::SEISMIC_PICKS, |p| {
+            traveltime_figure(p, &tt, None, "Picked first-arrival times per shot")
+        });
+        out = out.figure_if(
             fig,
             "First-arrival times picked from the raw shots (ms) against receiver position (m)",
         );
@@ -120,8 +121,9 @@ pub fn load_seismic_traveltimes(ctx: &mut RunContext) -> ToolResult {
         if tt.guessed { ", format guessed" } else { "" },
         data_line(&tt),
     );
-    let fig = figure_path(ctx, keys::SEISMIC_TRAVELTIMES)?;
-    traveltime_figure(&fig, &tt, None, "Observed first-arrival times per shot")?;
+    let fig = draw_figure(ctx, keys::SEISMIC_TRAVELTIMES, |p| {
+        traveltime_figure(p, &tt, None, "Observed first-arrival times per shot")
+    });
     let mut md = format!(
         "### Seismic travel times\n\n{} from `{}` ({}). Elevations {z0:.1} to {z1:.1} m; {errors}{extra}.\n",
         data_line(&tt),
@@ -142,7 +144,7 @@ pub fn load_seismic_traveltimes(ctx: &mut RunContext) -> ToolResult {
         summary,
         Outputs::new()
             .put(keys::SEISMIC_TRAVELTIMES, Arc::new(held))
-            .figure(
+            .figure_if(
                 fig,
                 "Observed first-arrival times (ms) against receiver position (m), one curve per shot",
             ),
@@ -179,7 +181,7 @@ pub fn invert_seismic(ctx: &mut RunContext) -> ToolResult {
             .find(|n| n.contains("no pick errors"))
             .map_or(String::new(), |n| format!(" Note: {n}."))
     );
-    let out = model_figures(ctx, &model, Outputs::new())?;
+    let out = model_figures(ctx, &model, Outputs::new());
     Ok((
         summary,
         out.put(keys::SEISMIC_RESULTS, Arc::new(held_model(model))),
@@ -284,7 +286,7 @@ pub fn evaluate_seismic_inversion(ctx: &mut RunContext) -> ToolResult {
             data: model.data.clone(),
             source: model.source.clone(),
         };
-        out = model_figures(ctx, &m, out)?;
+        out = model_figures(ctx, &m, out);
         out = out.put(keys::SEISMIC_RESULTS, Arc::new(held_model(m)));
     }
     Ok((summary, out))
@@ -305,7 +307,7 @@ pub fn extract_seismic_interfaces(ctx: &mut RunContext) -> ToolResult {
         let mut segs: Vec<&Interface> = s.segments.iter().collect();
         segs.sort_by(|a, b| b.length_m().total_cmp(&a.length_m()));
         if !segs.is_empty() {
-            tables.push(interface_table(ctx, s)?);
+            tables.extend(interface_table(ctx, s));
         }
         for f in &segs {
             lines.push(InterfaceLine {
@@ -334,8 +336,9 @@ pub fn extract_seismic_interfaces(ctx: &mut RunContext) -> ToolResult {
             )
         });
     }
-    let fig = figure_path(ctx, "seismic_interfaces")?;
-    velocity_figure(&fig, &model.inversion, &drawn)?;
+    let fig = draw_figure(ctx, "seismic_interfaces", |p| {
+        velocity_figure(p, &model.inversion, &drawn)
+    });
     let summary = format!(
         "Interfaces: {}{}.",
         parts.join("; "),
@@ -387,7 +390,7 @@ pub fn extract_seismic_interfaces(ctx: &mut RunContext) -> ToolResult {
         summary,
         Outputs::new()
             .put(keys::SEISMIC_STRUCTURE, Arc::new(held_l))
-            .figure(
+            .figure_if(
                 fig,
                 "Seismic P-velocity model (m/s) with the interfaces at the threshold velocities (dashed), elevation against distance (m)",
             ),

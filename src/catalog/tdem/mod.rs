@@ -25,7 +25,7 @@ use super::kit::markdown::notes;
 use super::kit::palette::series_colour;
 use super::kit::register_all;
 use super::kit::settings::n_realizations;
-use super::kit::{Held, figure_path, held, product_path};
+use super::kit::{Held, draw_figure, figure_path, held, write_product};
 use crate::methods::io::ReadError;
 use crate::methods::petro::{self, MonteCarloOptions, PetroPrior, PriorSource, UserPetroParams};
 use crate::methods::tdem::data::ResponseUnit;

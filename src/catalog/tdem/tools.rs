@@ -211,51 +211,53 @@ pub(super) fn map_tdem_plan_view(ctx: &mut RunContext) -> ToolResult {
         );
         let z = short_num(m.depth_m);
         let rho: Vec<f64> = m.log10_rho.iter().map(|v| 10f64.powf(*v)).collect();
-        let p = figure_path(ctx, &format!("tdem_map_{z}m"))?;
-        image(
-            &p,
-            &Axes::new(
-                &format!("Resistivity at {z} m depth (ordinary kriging)"),
-                "Easting (m)",
-                "Northing (m)",
-            ),
-            &rows_north_first(&rho, g.nx, g.ny),
-            extent,
-            &ColourScale::fit(&rho, true, "Resistivity (Ω·m)", Palette::SpectralR),
-            std::slice::from_ref(&pts),
-        )?;
-        out = out.figure(
+        let p = draw_figure(ctx, &format!("tdem_map_{z}m"), |p| {
+            image(
+                p,
+                &Axes::new(
+                    &format!("Resistivity at {z} m depth (ordinary kriging)"),
+                    "Easting (m)",
+                    "Northing (m)",
+                ),
+                &rows_north_first(&rho, g.nx, g.ny),
+                extent,
+                &ColourScale::fit(&rho, true, "Resistivity (Ω·m)", Palette::SpectralR),
+                std::slice::from_ref(&pts),
+            )
+        });
+        out = out.figure_if(
             p,
             &format!(
                 "Plan view of resistivity (Ω·m, log colour scale) at {z} m depth by ordinary kriging of log10 ρ from {} soundings (triangles); easting and northing in m.",
                 m.points.len()
             ),
         );
-        let p = figure_path(ctx, &format!("tdem_map_{z}m_sigma"))?;
-        image(
-            &p,
-            &Axes::new(
-                &format!("Kriging σ of log10 ρ at {z} m depth"),
-                "Easting (m)",
-                "Northing (m)",
-            ),
-            &rows_north_first(&m.sigma_log10, g.nx, g.ny),
-            extent,
-            &ColourScale::fit(
-                &m.sigma_log10,
-                false,
-                "Kriging σ of log10 ρ (decades)",
-                Palette::Viridis,
-            ),
-            &[pts],
-        )?;
-        out = out.figure(
+        let p = draw_figure(ctx, &format!("tdem_map_{z}m_sigma"), |p| {
+            image(
+                p,
+                &Axes::new(
+                    &format!("Kriging σ of log10 ρ at {z} m depth"),
+                    "Easting (m)",
+                    "Northing (m)",
+                ),
+                &rows_north_first(&m.sigma_log10, g.nx, g.ny),
+                extent,
+                &ColourScale::fit(
+                    &m.sigma_log10,
+                    false,
+                    "Kriging σ of log10 ρ (decades)",
+                    Palette::Viridis,
+                ),
+                &[pts],
+            )
+        });
+        out = out.figure_if(
             p,
             &format!(
                 "Kriging standard deviation of log10 ρ (decades) at {z} m depth; easting and northing in m. A σ of 0.3 is a factor 2 in resistivity."
             ),
         );
-        files.extend(map_grids(ctx, m)?);
+        files.extend(map_grids(ctx, m));
     }
     let summary = format!(
         "{} plan-view map(s) of log10 ρ by ordinary kriging at {} m depth, with kriging σ maps; {}.",
@@ -348,9 +350,12 @@ pub(super) fn convert_tdem_water_content(ctx: &mut RunContext) -> ToolResult {
     if wc.conversion.defaults_used {
         ctx.note("TDEM water content uses generic petrophysical defaults for at least one parameter: set petrophysical_params to the site's porosity, cementation and pore-water resistivity");
     }
-    let csv_path = water_csv(ctx, &wc)?;
-    let fig = figure_path(ctx, "tdem_water_content")?;
-    let caption = draw_water_figure(&fig, &wc, &inv.fits)?;
+    let csv_path = water_csv(ctx, &wc);
+    let mut caption = String::new();
+    let fig = draw_figure(ctx, "tdem_water_content", |p| -> anyhow::Result<()> {
+        caption = draw_water_figure(p, &wc, &inv.fits)?;
+        Ok(())
+    });
     let resolved: Vec<f64> = wc
         .rows
         .iter()
@@ -387,7 +392,6 @@ pub(super) fn convert_tdem_water_content(ctx: &mut RunContext) -> ToolResult {
     let h = Held::new(wc.clone(), line)
         .detail(wc.csv())
         .report(water_report(&wc))
-        .file(csv_path)
         .number("n_cells", wc.rows.len())
         .number("n_below_doi", n_below)
         .number("n_realizations", wc.conversion.n_realizations)
@@ -402,10 +406,14 @@ pub(super) fn convert_tdem_water_content(ctx: &mut RunContext) -> ToolResult {
                 .reliability_ratio
                 .map_or(serde_json::Value::Null, serde_json::Value::from),
         );
+    let h = match csv_path {
+        Some(p) => h.file(p),
+        None => h,
+    };
     Ok((
         summary,
         Outputs::new()
             .put(keys::WATER_CONTENT, Arc::new(h))
-            .figure(fig, &caption),
+            .figure_if(fig, &caption),
     ))
 }

@@ -123,6 +123,13 @@ impl StudioApp {
 
     /// Send a command to the run, if there is one.
     pub fn command(&mut self, c: Command) {
+        // A pause takes effect at the next checkpoint, after the running step: say so at once
+        // (issue 18), not only when the step ends.
+        match c {
+            Command::Pause => self.shared.timeline.pause_asked = true,
+            Command::Resume => self.shared.timeline.pause_asked = false,
+            _ => {}
+        }
         if let Some(r) = &self.run {
             r.send(c);
         }

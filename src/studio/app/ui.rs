@@ -67,7 +67,8 @@ impl StudioApp {
             {
                 self.queue(StudioCommand::StartRun(Mode::StepByStep));
             }
-            if self.shared.timeline.paused {
+            let t = &self.shared.timeline;
+            if t.paused || t.pause_asked {
                 if ui.add_enabled(!idle, egui::Button::new("Resume")).clicked() {
                     self.queue(StudioCommand::Run(Command::Resume));
                 }
