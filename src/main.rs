@@ -67,6 +67,10 @@ Usage:
         products and propose off-route steps (each put to you; declined without a terminal). Each step is printed as it starts and
         finishes; the last line is the run's status and its folder
         (`incomplete: runs/2026-…`), the same status result.json and the report state.
+  hydrogeo-studio new <folder> --goal \"<question>\"
+        Read every file in the folder, give each recognised one its input role, and write
+        project.json beside the data (the data are only read; an existing project.json is
+        never overwritten). The same as File → New project from folder… in the studio.
   hydrogeo-studio read <file>
         Print a JSON summary (format, counts, ranges, units) of any data file a reader
         understands.
@@ -94,6 +98,7 @@ fn real_main() -> anyhow::Result<()> {
         }
         Some("run") => cmd_run(&args[1..]),
         Some("read") => cmd_read(&args[1..]),
+        Some("new") => cmd_new(&args[1..]),
         Some("models") => cmd_models(),
         Some(other) if !other.starts_with('-') => bail!("unknown command '{other}'\n\n{USAGE}"),
         _ => cmd_studio(&args),
@@ -159,6 +164,28 @@ fn cmd_read(args: &[String]) -> anyhow::Result<()> {
     };
     let summary = catalog::read_summary(Path::new(file))?;
     println!("{}", serde_json::to_string_pretty(&summary)?);
+    Ok(())
+}
+
+/// `new <folder> --goal "…"`: every file in the folder read, each recognised one given its
+/// role, project.json written beside the data (never over an existing one).
+fn cmd_new(args: &[String]) -> anyhow::Result<()> {
+    let (folder, goal) = match args {
+        [folder, flag, goal] if flag == "--goal" => (folder, goal),
+        _ => bail!("new needs a folder and --goal \"<the question>\"\n\n{USAGE}"),
+    };
+    let dir = Path::new(folder);
+    let files = catalog::new_project::scan_folder(dir)?;
+    for f in &files {
+        say(&format!(
+            "{:<40} {:<32} {}",
+            f.path.display(),
+            f.format,
+            f.role.as_deref().unwrap_or("-")
+        ));
+    }
+    let path = catalog::new_project::write_project(dir, goal, &files)?;
+    say(&format!("Wrote {}", path.display()));
     Ok(())
 }
 

@@ -792,3 +792,92 @@ fn a_question_from_the_model_reaches_the_dialog_and_the_answer_reaches_the_model
         decisions[1]
     );
 }
+
+/// Issue 24 item 1: a folder of real data files and no project.json. File → New project from
+/// folder… reads every file, gives the ERT file its role and leaves the README out, writes
+/// project.json beside the data (which are not changed) and opens it; Auto to report then
+/// runs it to a report.
+#[test]
+fn a_new_project_from_a_folder_of_data_runs_to_a_report() {
+    let Some(dat) = hydrogeo_studio::field_data::data("ert/gimli/bedrock.dat") else {
+        return;
+    };
+    let Some(readme) = hydrogeo_studio::field_data::data("ert/README.txt") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("ert")).unwrap();
+    std::fs::copy(&dat, dir.path().join("ert/bedrock.dat")).unwrap();
+    std::fs::copy(&readme, dir.path().join("README.txt")).unwrap();
+    let app = StudioApp::new(StudioConfig {
+        project: dir.path().to_path_buf(),
+        registry: Arc::new(hydrogeo_studio::catalog::registry()),
+        decider: no_model(),
+        picker: Arc::new(NoPicker),
+        runs_dir: None,
+        exit_after_first_frame: false,
+        unattended: Default::default(),
+        settings: None,
+        chat_model: None,
+    });
+    let mut h = harness(app);
+    h.step();
+    assert!(
+        h.state()
+            .shared
+            .project_error
+            .as_ref()
+            .is_some_and(|e| e.contains("New project from folder")),
+        "a folder without project.json says how to make one: {:?}",
+        h.state().shared.project_error
+    );
+    h.get_by_label("File").click();
+    h.step();
+    h.get_by_label("New project from folder…").click();
+    h.step();
+    h.step();
+    h.state_mut().new_project.folder = dir.path().display().to_string();
+    h.get_by_label("Read the folder").click();
+    h.step();
+    h.step();
+    h.get_by_label("ert/bedrock.dat");
+    h.get_by_label("ert_files");
+    h.get_by_label("left out");
+    h.state_mut().new_project.goal = "Where is the bedrock?".into();
+    h.step();
+    h.get_by_label("Create project").click();
+    h.step();
+    h.step();
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("project.json")).expect("project.json written"),
+    )
+    .unwrap();
+    assert_eq!(
+        written["inputs"],
+        serde_json::json!({"ert_files": ["ert/bedrock.dat"]})
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("ert/bedrock.dat")).unwrap(),
+        std::fs::read(&dat).unwrap(),
+        "the data are only read"
+    );
+    let project = h
+        .state()
+        .shared
+        .project
+        .as_ref()
+        .expect("the new project is open");
+    assert_eq!(project.goal, "Where is the bedrock?");
+    h.get_by_label("Auto to report").click();
+    step_until(&mut h, 600, "the report", |a| {
+        a.shared.timeline.finish.is_some()
+    });
+    let finish = h.state().shared.timeline.finish.clone().unwrap();
+    let report = PathBuf::from(finish.report.clone().expect("a report"));
+    assert!(report.is_file(), "{finish:?}");
+    assert!(
+        std::fs::read_to_string(&report)
+            .unwrap()
+            .contains("Where is the bedrock?")
+    );
+}

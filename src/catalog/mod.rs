@@ -16,6 +16,7 @@ pub mod gravmag;
 pub mod intent;
 pub mod kit;
 pub mod mt;
+pub mod new_project;
 pub mod reporting;
 pub mod seismic;
 pub mod tdem;

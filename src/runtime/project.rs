@@ -74,6 +74,11 @@ impl Project {
             message,
         };
         // A FIFO or a device would block or never end; a huge file is not a project.
+        if path.is_dir() && !file.exists() {
+            return Err(io(format!(
+                "there is no {PROJECT_FILE} in this folder; make one from its data files with File → New project from folder… or `hydrogeo-studio new <folder> --goal \"…\"`"
+            )));
+        }
         let meta = std::fs::metadata(&file).map_err(|e| io(e.to_string()))?;
         if !meta.is_file() {
             return Err(io(

@@ -290,7 +290,8 @@ pub fn invert_gravmag(ctx: &mut RunContext) -> crate::runtime::ToolResult {
         r.residual_grid.ny,
         fmt(r.residual_grid.spacing_m)
     );
-    let model_csv = files[0].clone();
+    // The cells table is the first export; `null` when the exports could not be written.
+    let model_csv = files.first().map(|p| p.display().to_string());
     let mut held = Held::new(res.clone(), summary.clone())
         .detail(detail)
         .report(report)
@@ -315,7 +316,7 @@ pub fn invert_gravmag(ctx: &mut RunContext) -> crate::runtime::ToolResult {
             model_label(family).to_lowercase(),
             inv.n_cells
         ),
-        json!({ "cells_csv": model_csv.display().to_string(), "n_cells": inv.n_cells }),
+        json!({ "cells_csv": model_csv, "n_cells": inv.n_cells }),
     );
     let mut outputs = Outputs::new()
         .put(keys::GRAVMAG_RESULTS, Arc::new(held))

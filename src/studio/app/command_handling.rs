@@ -26,6 +26,8 @@ pub enum StudioCommand {
     SendNote,
     /// Open a file dialog.
     Pick(PickKind),
+    /// Open the New project from folder window.
+    NewProject,
     /// Show the panel at this rail position.
     ShowPanel(usize),
     /// Show the panel of this module key.
@@ -50,6 +52,7 @@ impl StudioApp {
                 StudioCommand::Run(command) => self.command(command),
                 StudioCommand::SendNote => self.send_note(),
                 StudioCommand::Pick(kind) => self.pick(kind),
+                StudioCommand::NewProject => self.new_project.show(),
                 StudioCommand::ShowPanel(i) => {
                     self.active = i.min(self.panels.len().saturating_sub(1));
                 }
@@ -229,8 +232,9 @@ impl StudioApp {
         {
             let kind = *kind;
             self.picking = None;
-            if let Some(paths) = result {
-                self.picked(kind, paths);
+            match result {
+                Some(paths) => self.picked(kind, paths),
+                None => self.shared.messages.push(nothing_picked(kind).into()),
             }
         }
         // A replay asked for by the project panel.
@@ -257,6 +261,11 @@ impl StudioApp {
             PickKind::Files => {
                 for p in paths {
                     self.add_data_file(&p);
+                }
+            }
+            PickKind::Folder => {
+                if let Some(p) = paths.into_iter().next() {
+                    self.new_project.picked(&p);
                 }
             }
         }
@@ -334,9 +343,26 @@ impl StudioApp {
             let r = match kind {
                 PickKind::Project => picker.pick_project().map(|p| vec![p]),
                 PickKind::Files => picker.pick_files(),
+                PickKind::Folder => picker.pick_folder().map(|p| vec![p]),
             };
             let _ = tx.send(r);
         });
         self.picking = Some((kind, rx));
+    }
+}
+
+/// What the studio says when a file dialog came back empty: cancelled, or no dialog service
+/// on this system (no xdg portal, no zenity), which rfd cannot tell apart.
+fn nothing_picked(kind: PickKind) -> &'static str {
+    match kind {
+        PickKind::Project => {
+            "No project was opened (the dialog was cancelled, or this system has no file dialog). Start with --project <folder>, or make one with File → New project from folder…, where the folder can be typed."
+        }
+        PickKind::Files => {
+            "No files were added (the dialog was cancelled, or this system has no file dialog)."
+        }
+        PickKind::Folder => {
+            "No folder was picked (the dialog was cancelled, or this system has no file dialog): type the folder's path in the field."
+        }
     }
 }

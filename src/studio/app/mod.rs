@@ -41,6 +41,10 @@ pub trait Picker: Send + Sync {
     fn pick_project(&self) -> Option<PathBuf>;
     /// Data files to add.
     fn pick_files(&self) -> Option<Vec<PathBuf>>;
+    /// A folder of data files for a new project (`None`: none picked, or no dialog).
+    fn pick_folder(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// The system's file dialogs (xdg portal, or zenity).
@@ -59,6 +63,12 @@ impl Picker for RfdPicker {
             .set_title("Add data files")
             .pick_files()
     }
+
+    fn pick_folder(&self) -> Option<PathBuf> {
+        rfd::FileDialog::new()
+            .set_title("A folder of data files for a new project")
+            .pick_folder()
+    }
 }
 
 /// What a pending file dialog was for.
@@ -68,6 +78,8 @@ pub enum PickKind {
     Project,
     /// Data files to add.
     Files,
+    /// A folder of data files for a new project.
+    Folder,
 }
 
 /// How the studio is set up.
@@ -147,6 +159,8 @@ pub struct StudioApp {
     pub run: Option<RunHandle>,
     /// Open requests.
     pub dialogs: Dialogs,
+    /// File → New project from folder….
+    pub new_project: super::new_project::NewProjectWindow,
     /// The note being typed.
     pub note: String,
     /// The chat.
@@ -221,6 +235,7 @@ impl StudioApp {
             registry: config.registry,
             decider: config.decider,
             picker: config.picker,
+            new_project: Default::default(),
             picking: None,
             runs_dir: config.runs_dir,
             exit_after_first_frame: config.exit_after_first_frame,

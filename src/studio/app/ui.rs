@@ -33,6 +33,13 @@ impl StudioApp {
             }
         });
         self.settings_window.ui(&ctx, &mut self.settings);
+        match self.new_project.ui(&ctx) {
+            Some(super::super::new_project::NewProjectAction::Browse) => {
+                self.queue(StudioCommand::Pick(PickKind::Folder));
+            }
+            Some(super::super::new_project::NewProjectAction::Open(p)) => self.open_project(&p),
+            None => {}
+        }
         self.dialogs.ui(&ctx);
         self.close_dialog_ui(&ctx);
         // A running step's clock keeps ticking.
@@ -44,6 +51,10 @@ impl StudioApp {
     fn top_bar_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             ui.menu_button("File", |ui| {
+                if ui.button("New project from folder…").clicked() {
+                    self.queue(StudioCommand::NewProject);
+                    ui.close();
+                }
                 if ui.button("Open project…").clicked() {
                     self.queue(StudioCommand::Pick(PickKind::Project));
                     ui.close();
