@@ -832,7 +832,9 @@ fn a_new_project_from_a_folder_of_data_runs_to_a_report() {
         h.state().shared.project_error
     );
     h.get_by_label("File").click();
-    h.step();
+    for _ in 0..3 {
+        h.step();
+    }
     h.get_by_label("New project from folder…").click();
     h.step();
     h.step();

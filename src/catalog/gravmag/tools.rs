@@ -359,8 +359,13 @@ pub fn evaluate_gravmag(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     );
     let report = verdict_report(&verdict, &res);
     let mut outputs = Outputs::new();
-    if let Some((p, c)) = draw_beta_search(ctx, &res)? {
-        outputs = outputs.figure(p, &c);
+    match draw_beta_search(ctx, &res) {
+        Ok(Some((p, c))) => outputs = outputs.figure(p, &c),
+        Ok(None) => {}
+        Err(e) => {
+            let planned = planned_path(ctx, "figures", "gravmag_beta_search.png");
+            ctx.not_written(&planned, &e.to_string());
+        }
     }
     let held = Held::new(verdict.clone(), summary.clone())
         .detail(format!(
