@@ -836,15 +836,35 @@ fn a_new_project_from_a_folder_of_data_runs_to_a_report() {
         h.step();
     }
     h.get_by_label("New project from folder…").click();
-    h.step();
-    h.step();
+    for _ in 0..20 {
+        h.step();
+        if h.query_by_label("Read the folder").is_some() {
+            break;
+        }
+    }
     h.state_mut().new_project.folder = dir.path().display().to_string();
     h.get_by_label("Read the folder").click();
-    h.step();
-    h.step();
+    for _ in 0..20 {
+        h.step();
+        if h.query_by_label("ert/bedrock.dat").is_some() {
+            break;
+        }
+    }
     h.get_by_label("ert/bedrock.dat");
-    h.get_by_label("ert_files");
-    h.get_by_label("left out");
+    let roles: Vec<(String, Option<String>)> = h
+        .state()
+        .new_project
+        .files
+        .iter()
+        .map(|f| (f.path.display().to_string(), f.role.clone()))
+        .collect();
+    assert_eq!(
+        roles,
+        vec![
+            ("README.txt".to_string(), None),
+            ("ert/bedrock.dat".to_string(), Some("ert_files".to_string())),
+        ]
+    );
     h.state_mut().new_project.goal = "Where is the bedrock?".into();
     h.step();
     h.get_by_label("Create project").click();
