@@ -119,22 +119,50 @@ fn count_of(row: &str) -> Option<usize> {
     parse_index(f[0]).filter(|n| *n >= 0).map(|n| n as usize)
 }
 
+/// Without a sensor token line (pyGIMLi then takes its default columns): `n` rows of one to
+/// three coordinates, a count, and a data token line naming a b m n before the first datum.
+fn untokened_layout(c: &mut Cursor, first: &str, n: usize) -> bool {
+    let coords = |r: &str| {
+        let f = fields(r);
+        (1..=3).contains(&f.len()) && f.iter().all(|t| parse_f64(t).is_some())
+    };
+    if !coords(first) {
+        return false;
+    }
+    for _ in 1..n {
+        match c.next_row() {
+            Some((_, r, _)) if coords(r) => {}
+            _ => return false,
+        }
+    }
+    if c.next_row().is_none_or(|(_, r, _)| count_of(r).is_none()) {
+        return false;
+    }
+    while let Some(Item::Comment(t)) = c.next_item() {
+        if is_data_token_line(t) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether the lines look like the unified format: comment lines, then a count, then
-/// (before the first sensor row, comments and blank lines allowed) a token line naming x.
+/// (before the first sensor row, comments and blank lines allowed) a token line naming x —
+/// or, without one, sensor rows followed by a data token line ([`untokened_layout`]).
 pub fn looks_like(lines: &[&str]) -> bool {
     let text = lines.join("\n");
     let mut c = Cursor::new(&text);
     let Some((_, count, _)) = c.next_row() else {
         return false;
     };
-    if count_of(count).is_none_or(|n| n < 1) {
+    let Some(n) = count_of(count).filter(|n| *n >= 1) else {
         return false;
-    }
+    };
     while let Some(item) = c.next_item() {
         match item {
             Item::Comment(t) if is_sensor_token_line(t) => return true,
             Item::Comment(_) => {}
-            Item::Row(..) => return false,
+            Item::Row(_, first) => return untokened_layout(&mut c, first, n),
         }
     }
     false
@@ -226,6 +254,13 @@ fn parse_sensors(path: &Path, c: &mut Cursor, s: &mut Survey) -> Result<(), Read
                     width.unwrap_or(1)
                 ),
                 row,
+            ));
+        }
+        if width.is_none() && cols.is_none() {
+            s.notes.push(format!(
+                "no sensor token line: {} column(s) read as {}",
+                vals.len(),
+                ["x", "x z", "x y z"][vals.len().clamp(1, 3) - 1]
             ));
         }
         width.get_or_insert(vals.len());
@@ -767,10 +802,25 @@ mod tests {
     }
 
     #[test]
-    fn a_file_without_a_sensor_token_line_is_not_claimed() {
-        let lines = ["2", "1 0 0 0 1", "2 1 0 0 1"];
+    fn a_sensor_token_line_or_a_data_token_line_is_needed_to_claim_a_file() {
+        // E4D-like rows (index x y z flag) and no token line: not unified.
+        let lines = ["2", "1 0 0 0 1", "2 1 0 0 1", "1", "1 1 2 2 1 0.5 0.01"];
         assert!(!looks_like(&lines));
         let lines = ["# x in the title", "2", "# note", "# x z", "0 0", "1 0"];
         assert!(looks_like(&lines));
+        // No sensor token line (pyGIMLi's default columns), but a data token line.
+        let text = "3\n0 0\n1 0\n2 0\n1\n# a b m n r\n1 2 3 1 0.5\n";
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(looks_like(&lines));
+        let s = parse_survey(Path::new("n.dat"), text.as_bytes(), Instrument::Auto).unwrap();
+        assert_eq!(
+            (s.format, s.n_electrodes(), s.n_data()),
+            (Format::Unified, 3, 1)
+        );
+        assert!(
+            s.notes
+                .iter()
+                .any(|n| n.contains("2 column(s) read as x z"))
+        );
     }
 }
