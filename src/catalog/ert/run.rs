@@ -82,7 +82,23 @@ pub fn invert_one(
     progress: Progress,
     cancel: &AtomicBool,
 ) -> anyhow::Result<InversionResult> {
+    surface_line_only(std::slice::from_ref(survey))?;
     invert_survey(survey, params, interfaces, progress, cancel).map_err(|e| anyhow!("{e}"))
+}
+
+/// The inversion here is 2D under a surface line: any other electrode layout (a ring,
+/// boreholes, an areal grid) is refused with what the layout is, before any mesh is built.
+pub fn surface_line_only(surveys: &[Survey]) -> anyhow::Result<()> {
+    for s in surveys {
+        if let Some(why) = s.layout().refusal() {
+            let name = s
+                .source_file
+                .as_ref()
+                .map_or_else(|| "the survey".to_string(), |p| p.display().to_string());
+            return Err(anyhow!("not inverted: {name}: {why}"));
+        }
+    }
+    Ok(())
 }
 
 /// Invert two or more surveys of one line with the time-lapse scheme of `settings`.
@@ -92,6 +108,7 @@ pub fn invert_series(
     progress: Progress,
     cancel: &AtomicBool,
 ) -> anyhow::Result<TimeLapseResult> {
+    surface_line_only(surveys)?;
     invert_time_lapse(
         surveys,
         settings.time_lapse_method,

@@ -333,3 +333,51 @@ fn a_format_chosen_in_the_settings_is_read_without_a_question() {
         "{summary}"
     );
 }
+
+/// A closed ring of 24 electrodes (radius 0.232 m, a tree-trunk cross-section) in the unified
+/// format, with dipole–dipole data around it.
+fn ring_file(dir: &Path) -> PathBuf {
+    let mut t = String::from("24# Number of sensors\n#x z\n");
+    for i in 0..24 {
+        let a = i as f64 * std::f64::consts::TAU / 24.0;
+        t.push_str(&format!("{} {}\n", 0.232 * a.sin(), 0.232 * a.cos()));
+    }
+    t.push_str("24# Number of data\n#a b m n r\n");
+    for i in 0..24 {
+        let q = [i, i + 1, i + 2, i + 3].map(|k| k % 24 + 1);
+        t.push_str(&format!("{} {} {} {} 0.1\n", q[0], q[1], q[2], q[3]));
+    }
+    let file = dir.join("trunk.dat");
+    std::fs::write(&file, t).expect("write");
+    file
+}
+
+#[test]
+fn a_ring_of_electrodes_is_named_and_its_2d_inversion_refused_as_not_delivered() {
+    // Issue 22: "electrode 13 at (0, 0.232) is not a mesh node" was all a user learnt.
+    let out = out_dir("ring");
+    let file = ring_file(&out);
+    let mut ctx = context(
+        "Invert the ERT line",
+        json!({ keys::ERT_FILE: file.display().to_string() }),
+        json!({}),
+        &out,
+    );
+    let summary = run(&mut ctx, "load_ert_surveys");
+    assert!(summary.contains("laid out as a closed ring"), "{summary}");
+    let reg = crate::catalog::registry();
+    let status = invoke(&mut ctx, &reg, "invert_ert", "test", DecidedBy::Policy);
+    assert_eq!(status, StepStatus::Failed);
+    let error = &ctx.steps[1].error;
+    assert!(
+        error.contains("closed ring") && error.contains("2D surface-line inversion"),
+        "{error}"
+    );
+    assert!(!error.contains("mesh node"), "{error}");
+    let nd = crate::catalog::reporting::not_delivered(&ctx);
+    assert!(
+        nd.iter().any(|n| n.why.contains("closed ring")),
+        "{:?}",
+        nd.iter().map(|n| &n.why).collect::<Vec<_>>()
+    );
+}

@@ -32,7 +32,7 @@ pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
             dates.push(d.clone());
         }
         lines.push(format!(
-            "{label}: {} ({}), {} electrodes, {} quadrupoles ({} usable), ρa {lo:.3}–{hi:.3} Ω·m{}",
+            "{label}: {} ({}), {} electrodes{}, {} quadrupoles ({} usable), ρa {lo:.3}–{hi:.3} Ω·m{}",
             s.format.name(),
             if s.format_guessed {
                 "weak signature, format confirmed by the user"
@@ -42,6 +42,7 @@ pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
                 "format chosen in the instrument setting"
             },
             s.n_electrodes(),
+            layout_words(s),
             s.n_data(),
             rhoa.len(),
             date.as_ref()
@@ -118,6 +119,16 @@ pub fn load_ert_surveys(ctx: &mut RunContext) -> ToolResult {
         out = out.figure(p, &c);
     }
     Ok((summary, out))
+}
+
+/// ", laid out as …" when the electrodes are not a surface line (empty otherwise).
+fn layout_words(s: &Survey) -> String {
+    let l = s.layout();
+    if l.is_surface_line() {
+        String::new()
+    } else {
+        format!(" laid out as {}", l.describe())
+    }
 }
 
 /// The `instrument` setting that names `format`.

@@ -9,6 +9,7 @@
 //!   filters.
 //! * [`mesh`]: 2D triangle meshes with topography, electrode refinement, padded boundary,
 //!   and interface polylines.
+//! * [`geometry`]: the electrode layout (surface line, ring, boreholes, 3D) and the 2D refusal.
 //! * [`fem`]: the 2.5D finite-element forward operator and the adjoint Jacobian.
 //! * [`inversion`]: Gauss–Newton inversion of one survey, data preparation, coverage.
 //! * [`evaluation`]: the quality rubric for ERT models and the λ retries.
@@ -29,6 +30,7 @@
 pub mod bessel;
 pub mod evaluation;
 pub mod fem;
+pub mod geometry;
 pub mod interpret;
 pub mod inversion;
 pub mod mesh;
@@ -67,7 +69,7 @@ pub fn read_summary(path: &Path) -> Option<Result<serde_json::Value, ReadError>>
     }
     let detected = readers::detect(path, &bytes);
     if detected.is_none() && !ert_ext {
-        return None;
+        return electrode_table_summary(path, &bytes);
     }
     match readers::parse_survey(path, &bytes, Instrument::Auto) {
         Ok(s) => Some(Ok(s.summary())),
@@ -75,4 +77,35 @@ pub fn read_summary(path: &Path) -> Option<Result<serde_json::Value, ReadError>>
         Err(ReadError::Format { message, .. }) if message.contains("travel-time") => None,
         Err(e) => Some(Err(e)),
     }
+}
+
+/// An electrode table (`electrodes.dat`, `elec.csv`: rows `x z` or `x y z`) summarised for
+/// `read`. Such tables carry no signature of their own, so only a file whose name says
+/// "elec" is taken for one, and the summary says that the name was what decided it.
+fn electrode_table_summary(
+    path: &Path,
+    bytes: &[u8],
+) -> Option<Result<serde_json::Value, ReadError>> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    if !name.contains("elec") {
+        return None;
+    }
+    let text = readers::decode_text(bytes);
+    let t = readers::electrodes::parse_electrode_table(path, &text).ok()?;
+    let xs: Vec<f64> = t.electrodes.iter().map(|e| e.x_m).collect();
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some(Ok(serde_json::json!({
+        "method": "ert",
+        "file": path.display().to_string(),
+        "kind": "electrode table",
+        "format_name": "electrode table (x z or x y z)",
+        "format_guessed": true,
+        "format_reason": "no data-format signature; the file name says 'elec' and every row is a position",
+        "n_electrodes": t.electrodes.len(),
+        "n_data": 0,
+        "electrode_x_range_m": [lo, hi],
+        "electrode_layout_words": geometry::classify(&t.electrodes).describe(),
+        "notes": t.notes,
+    })))
 }

@@ -275,6 +275,11 @@ impl Survey {
             .collect()
     }
 
+    /// How the electrodes are laid out (a surface line, a ring, boreholes, an areal grid).
+    pub fn layout(&self) -> super::geometry::Layout {
+        super::geometry::classify(&self.electrodes)
+    }
+
     /// Whether all electrodes lie on one straight horizontal line (y and z constant).
     pub fn is_flat_line(&self) -> bool {
         let Some(first) = self.electrodes.first() else {
@@ -406,6 +411,8 @@ impl Survey {
             "ip_unit": self.ip_unit,
             "sum_abs_r_ohm": self.sum_abs_r_ohm(),
             "n_topography_points": self.topography.len(),
+            "electrode_layout": self.layout(),
+            "electrode_layout_words": self.layout().describe(),
             "survey_time": self.survey_time.as_ref().map(SurveyTime::iso),
             "survey_time_source": self.survey_time.as_ref().map(|t| t.source.clone()),
             "time_question": self.time_question,

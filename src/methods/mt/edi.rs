@@ -120,7 +120,7 @@ pub fn parse_edi(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
         }
         if let Some(b) = current {
             let what = format!("value of the >{} block", blocks[b].key);
-            let vals = parse_numbers(path, line_no, t, &what)?;
+            let vals = block_numbers(path, line_no, t, &what)?;
             blocks[b].values.extend(vals);
             continue;
         }
@@ -134,10 +134,9 @@ pub fn parse_edi(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
                 if section == Section::SpectraSect && (t.starts_with("//") || in_id_list) {
                     in_id_list = true;
                     let list = t.trim_start_matches('/');
-                    // The "// 7" line itself carries the count only.
-                    if !t.starts_with("//") {
-                        spectra_ids.extend(list.split_whitespace().map(str::to_string));
-                    }
+                    // The "// 7" line carries the count, then (sometimes) the first ids.
+                    let skip = usize::from(t.starts_with("//"));
+                    spectra_ids.extend(list.split_whitespace().skip(skip).map(str::to_string));
                     continue;
                 }
                 for (k, v) in key_values(t) {
@@ -213,7 +212,79 @@ pub fn parse_edi(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
             "the EDI file holds no usable frequency",
         ));
     }
+    if let Some(note) = missing_values_note(&tf, empty) {
+        tf.notes.push(note);
+    }
     Ok(tf)
+}
+
+/// Where one component misses its value or its error while the file has it elsewhere.
+fn missing_in(
+    name: &str,
+    period_s: &[f64],
+    value: &[Complex64],
+    err: Option<&[f64]>,
+) -> Option<String> {
+    if !value.iter().any(|v| v.re.is_finite()) {
+        return None; // not in the file at all
+    }
+    let at = |keep: &dyn Fn(usize) -> bool| {
+        let p: Vec<String> = (0..period_s.len())
+            .filter(|&i| keep(i))
+            .map(|i| format!("{:.4e} s", period_s[i]))
+            .collect();
+        p
+    };
+    let no_value = at(&|i| !value[i].re.is_finite() || !value[i].im.is_finite());
+    let no_err = match err {
+        Some(e) if e.iter().any(|x| x.is_finite()) => {
+            at(&|i| value[i].re.is_finite() && !e[i].is_finite())
+        }
+        _ => Vec::new(),
+    };
+    let mut parts = Vec::new();
+    if !no_value.is_empty() {
+        parts.push(format!("value at {}", no_value.join(", ")));
+    }
+    if !no_err.is_empty() {
+        parts.push(format!("error at {}", no_err.join(", ")));
+    }
+    (!parts.is_empty()).then(|| format!("{name} {}", parts.join("; ")))
+}
+
+/// The note listing the values the file marks missing (NaN, `*****`, the `EMPTY=` value):
+/// each masks only its own period and component, the rest of the site is kept.
+fn missing_values_note(tf: &TransferFunction, empty: f64) -> Option<String> {
+    let mut parts = Vec::new();
+    let names = [["Zxx", "Zxy"], ["Zyx", "Zyy"]];
+    if let Some(z) = &tf.z_mv_km_nt {
+        for (i, row) in names.iter().enumerate() {
+            for (j, name) in row.iter().enumerate() {
+                let v: Vec<Complex64> = z.iter().map(|t| t[i][j]).collect();
+                let e: Option<Vec<f64>> = tf
+                    .z_std_mv_km_nt
+                    .as_ref()
+                    .map(|s| s.iter().map(|t| t[i][j]).collect());
+                parts.extend(missing_in(name, &tf.period_s, &v, e.as_deref()));
+            }
+        }
+    }
+    if let Some(t) = &tf.tipper {
+        for (j, name) in ["Tx", "Ty"].iter().enumerate() {
+            let v: Vec<Complex64> = t.iter().map(|x| x[j]).collect();
+            let e: Option<Vec<f64>> = tf
+                .tipper_std
+                .as_ref()
+                .map(|s| s.iter().map(|x| x[j]).collect());
+            parts.extend(missing_in(name, &tf.period_s, &v, e.as_deref()));
+        }
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "Missing values (NaN, '*****' or EMPTY={empty:e}) masked only where they stand: {}.",
+            parts.join("; ")
+        )
+    })
 }
 
 /// The acquisition date of an EDI `ACQDATE` as yyyy-mm-dd, with a note on how it was read.
@@ -372,7 +443,11 @@ fn impedance_blocks_to_tf(
         }
         find(k).map(|b| b.values.iter().map(|&v| clean(v)).collect::<Vec<f64>>())
     };
-    tf.period_s = freq.values.iter().map(|&f| 1.0 / f).collect();
+    tf.period_s = freq
+        .values
+        .iter()
+        .map(|&f| if f == empty { f64::NAN } else { 1.0 / f })
+        .collect();
 
     let comps = [("XX", 0, 0), ("XY", 0, 1), ("YX", 1, 0), ("YY", 1, 1)];
     let any_z = comps
@@ -605,48 +680,7 @@ fn spectra_to_tf(
             format!("NCHAN = {nchan}: spectra need 4 to 16 channels"),
         ));
     }
-    // Channel roles from the SPECTRASECT id list and the DEFINEMEAS channel types; a second
-    // HX/HY is the remote reference.
-    let mut roles: Vec<String> = Vec::new();
-    for id in ids {
-        let key = normalise_id(id);
-        let ch = channels
-            .iter()
-            .find(|(cid, _)| normalise_id(cid) == key)
-            .map(|(_, t)| t.to_ascii_lowercase());
-        match ch {
-            Some(c) if roles.contains(&c) && (c == "hx" || c == "hy") => {
-                roles.push(format!("r{c}"))
-            }
-            Some(c) => roles.push(c),
-            None => {
-                roles.clear();
-                break;
-            }
-        }
-    }
-    if roles.len() != nchan {
-        roles = match nchan {
-            4 => vec!["hx", "hy", "ex", "ey"],
-            5 => vec!["hx", "hy", "hz", "ex", "ey"],
-            6 => vec!["hx", "hy", "ex", "ey", "rhx", "rhy"],
-            7 => vec!["hx", "hy", "hz", "ex", "ey", "rhx", "rhy"],
-            _ => {
-                return Err(ReadError::format(
-                    path,
-                    format!("cannot assign channel roles for {nchan} spectra channels"),
-                ));
-            }
-        }
-        .into_iter()
-        .map(str::to_string)
-        .collect();
-        tf.notes.push(format!(
-            "Spectra channel order assumed from NCHAN = {nchan} ({}): the channel ids could not \
-             be matched to >HMEAS/>EMEAS lines.",
-            roles.join(", ")
-        ));
-    }
+    let roles = channel_roles(path, ids, channels, sect, nchan, tf)?;
     let idx = |name: &str| roles.iter().position(|r| r == name);
     let (Some(hx), Some(hy)) = (idx("hx"), idx("hy")) else {
         return Err(ReadError::format(
@@ -654,12 +688,10 @@ fn spectra_to_tf(
             "the spectra hold no HX and HY channels",
         ));
     };
-    let rx = idx("rhx").unwrap_or(hx);
-    let ry = idx("rhy").unwrap_or(hy);
-    if idx("rhx").is_none() {
-        tf.notes
-            .push("No remote-reference channels: the local H channels serve as reference.".into());
-    }
+    let (rx, ry) = match (idx("rhx"), idx("rhy")) {
+        (Some(rx), Some(ry)) => (rx, ry),
+        _ => (hx, hy),
+    };
     let mut outputs: Vec<usize> = Vec::new();
     let has_e = idx("ex").is_some() && idx("ey").is_some();
     if let (true, Some(ex), Some(ey)) = (has_e, idx("ex"), idx("ey")) {
@@ -811,6 +843,158 @@ fn spectra_to_tf(
     Ok(())
 }
 
+/// The numbers of a data-block line; `NaN` (any case) is a missing value like `*****`.
+fn block_numbers(
+    path: &Path,
+    line_no: usize,
+    line: &str,
+    what: &str,
+) -> Result<Vec<f64>, ReadError> {
+    let mut out = Vec::new();
+    for tok in line.split_whitespace() {
+        let bare = tok.trim_start_matches(['+', '-']);
+        if bare.eq_ignore_ascii_case("nan") {
+            out.push(f64::NAN);
+        } else {
+            out.extend(parse_numbers(path, line_no, tok, what)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The role of a channel type (`CHTYPE=` of `>HMEAS`/`>EMEAS`, or a key of `>=MTSECT`):
+/// hx hy hz ex ey, and the remote reference rhx rhy (`RX`, `RRHX`, `RHX`, …).
+fn role_of(chtype: &str) -> Option<&'static str> {
+    Some(match chtype.trim().to_ascii_uppercase().as_str() {
+        "HX" => "hx",
+        "HY" => "hy",
+        "HZ" => "hz",
+        "EX" => "ex",
+        "EY" => "ey",
+        "RX" | "RHX" | "RRHX" | "HXR" => "rhx",
+        "RY" | "RHY" | "RRHY" | "HYR" => "rhy",
+        _ => return None,
+    })
+}
+
+/// Where the channel roles of a spectra section came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum RoleSource {
+    /// `HX=`, `RX=`, … keys of `>=MTSECT` / `>=SPECTRASECT`.
+    SectionKeys,
+    /// `CHTYPE=` of the `>HMEAS`/`>EMEAS` lines (a second HX/HY is the remote).
+    ChannelTypes,
+    /// Assumed from NCHAN (mt-metadata's fixed order).
+    Position,
+}
+
+/// Roles for the ids of the spectra list: from the section keys, else from the channel types.
+fn roles_from_ids(
+    ids: &[String],
+    channels: &[(String, String)],
+    sect: &HashMap<String, String>,
+) -> Option<(Vec<String>, RoleSource)> {
+    if ids.is_empty() {
+        return None;
+    }
+    // Section keys: every role an id is declared for, in the order of the standard.
+    let declared: Vec<(&'static str, String)> = [
+        "HX", "HY", "HZ", "EX", "EY", "RX", "RY", "RRHX", "RRHY", "RHX", "RHY",
+    ]
+    .iter()
+    .filter_map(|k| Some((role_of(k)?, normalise_id(sect.get(*k)?))))
+    .collect();
+    let mut roles: Vec<String> = Vec::new();
+    let from_keys = declared.iter().any(|(r, _)| r.starts_with('r'));
+    for id in ids {
+        let key = normalise_id(id);
+        let by_key = declared
+            .iter()
+            .find(|(r, i)| from_keys && *i == key && !roles.iter().any(|x| x == r))
+            .map(|(r, _)| r.to_string());
+        let by_type = || {
+            channels
+                .iter()
+                .find(|(cid, _)| normalise_id(cid) == key)
+                .and_then(|(_, t)| role_of(t))
+                .map(|r| match r {
+                    "hx" | "hy" if roles.iter().any(|x| x == r) => format!("r{r}"),
+                    r => r.to_string(),
+                })
+        };
+        roles.push(by_key.or_else(by_type)?);
+    }
+    Some((
+        roles,
+        if from_keys {
+            RoleSource::SectionKeys
+        } else {
+            RoleSource::ChannelTypes
+        },
+    ))
+}
+
+/// The role of each spectra channel, and a note saying which channels serve as the
+/// reference and where that came from.
+fn channel_roles(
+    path: &Path,
+    ids: &[String],
+    channels: &[(String, String)],
+    sect: &HashMap<String, String>,
+    nchan: usize,
+    tf: &mut TransferFunction,
+) -> Result<Vec<String>, ReadError> {
+    let (roles, source) = match roles_from_ids(ids, channels, sect) {
+        Some((r, src)) if r.len() == nchan => (r, src),
+        _ => {
+            let fixed: &[&str] = match nchan {
+                4 => &["hx", "hy", "ex", "ey"],
+                5 => &["hx", "hy", "hz", "ex", "ey"],
+                6 => &["hx", "hy", "ex", "ey", "rhx", "rhy"],
+                7 => &["hx", "hy", "hz", "ex", "ey", "rhx", "rhy"],
+                _ => {
+                    return Err(ReadError::format(
+                        path,
+                        format!("cannot assign channel roles for {nchan} spectra channels"),
+                    ));
+                }
+            };
+            tf.notes.push(format!(
+                "Spectra channel order assumed from NCHAN = {nchan} ({}): the channel ids could \
+                 not be matched to >HMEAS/>EMEAS lines or >=MTSECT keys.",
+                fixed.join(", ")
+            ));
+            (
+                fixed.iter().map(|r| r.to_string()).collect(),
+                RoleSource::Position,
+            )
+        }
+    };
+    let id_of = |role: &str| {
+        roles.iter().position(|r| r == role).map(|i| {
+            ids.get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("channel {}", i + 1))
+        })
+    };
+    let note = match (id_of("rhx"), id_of("rhy")) {
+        (Some(x), Some(y)) => format!(
+            "Remote reference: channels {x} and {y}, {}.",
+            match source {
+                RoleSource::SectionKeys => "declared as the remote H in >=MTSECT/>=SPECTRASECT",
+                RoleSource::ChannelTypes =>
+                    "declared in >=DEFINEMEAS (CHTYPE=RX/RY, or HX/HY listed a second time)",
+                RoleSource::Position => "by their position in the spectra (NCHAN order)",
+            }
+        ),
+        _ => "No remote-reference channels declared (>=DEFINEMEAS, >=MTSECT and the spectra \
+              channel list name none): the local H channels serve as reference."
+            .to_string(),
+    };
+    tf.notes.push(note);
+    Ok(roles)
+}
+
 fn normalise_id(id: &str) -> String {
     match parse_f64(id) {
         Some(v) => format!("{v}"),
@@ -910,6 +1094,199 @@ mod tests {
         assert_eq!(edi_date("07/03/84").unwrap().0, "1984-07-03");
         assert!(edi_date("13/13/14").is_none());
         assert!(edi_date("yesterday").is_none());
+    }
+
+    /// The true impedance and tipper of the synthetic spectra, (mV/km)/nT.
+    fn z_true() -> [[Complex64; 2]; 2] {
+        let c = Complex64::new;
+        [[c(0.1, 0.2), c(3.0, 4.0)], [c(-2.0, -3.0), c(-0.2, 0.1)]]
+    }
+
+    /// Cross-spectra S(a, b) = ⟨a·b*⟩ of channels made from a source field b (power B):
+    /// each channel is M·b plus its own independent noise (power `noise`), packed as the
+    /// reader unpacks them (diagonal auto-powers, lower triangle Re, upper triangle −Im).
+    /// `order` lists the roles in file order: hx hy hz ex ey rx ry.
+    fn spectra_values(order: &[&str]) -> Vec<f64> {
+        let c = Complex64::new;
+        let z = z_true();
+        let t = [c(0.1, 0.05), c(-0.2, 0.02)];
+        let row = |r: &str| -> ([Complex64; 2], f64) {
+            match r {
+                "hx" => ([c(1.0, 0.0), c(0.0, 0.0)], 1.0),
+                "hy" => ([c(0.0, 0.0), c(1.0, 0.0)], 0.8),
+                "hz" => (t, 0.01),
+                "ex" => (z[0], 0.1),
+                "ey" => (z[1], 0.1),
+                "rx" => ([c(1.0, 0.0), c(0.0, 0.0)], 0.5),
+                _ => ([c(0.0, 0.0), c(1.0, 0.0)], 0.5),
+            }
+        };
+        let b = [[c(2.0, 0.0), c(0.5, 0.3)], [c(0.5, -0.3), c(1.5, 0.0)]];
+        let n = order.len();
+        let mut v = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                let (mi, ni) = row(order[i]);
+                let (mj, _) = row(order[j]);
+                let mut s = c(0.0, 0.0);
+                for p in 0..2 {
+                    for q in 0..2 {
+                        s += mi[p] * b[p][q] * mj[q].conj();
+                    }
+                }
+                if i == j {
+                    v[i * n + i] = s.re + ni;
+                } else if i < j {
+                    v[j * n + i] = s.re;
+                    v[i * n + j] = -s.im;
+                }
+            }
+        }
+        v
+    }
+
+    /// A spectra EDI with the channels in `order` (ids 11.001 … by role), `meas` the
+    /// DEFINEMEAS lines' CHTYPE per role, `sect_keys` extra >=SPECTRASECT lines.
+    fn spectra_edi(
+        order: &[&str],
+        chtype: &dyn Fn(&str) -> &'static str,
+        sect_keys: &str,
+    ) -> String {
+        let id = |r: &str| match r {
+            "hx" => "11.001",
+            "hy" => "12.001",
+            "hz" => "13.001",
+            "ex" => "14.001",
+            "ey" => "15.001",
+            "rx" => "21.001",
+            _ => "22.001",
+        };
+        let mut t = String::from(">HEAD\n  DATAID=\"RR1\"\n  EMPTY=1.0E32\n>=DEFINEMEAS\n");
+        for r in order {
+            let kind = if r.starts_with('e') { "EMEAS" } else { "HMEAS" };
+            t.push_str(&format!(
+                ">{kind} ID={} CHTYPE={} X=0 Y=0\n",
+                id(r),
+                chtype(r)
+            ));
+        }
+        t.push_str(&format!(
+            ">=SPECTRASECT\n  SECTID=RR1\n  NCHAN={}\n{sect_keys}//{}\n  {}\n",
+            order.len(),
+            order.len(),
+            order.iter().map(|r| id(r)).collect::<Vec<_>>().join(" ")
+        ));
+        for f in [10.0, 1.0] {
+            t.push_str(&format!(
+                ">SPECTRA FREQ={f} ROTSPEC=0 AVGT=100 //{}\n",
+                order.len() * order.len()
+            ));
+            for v in spectra_values(order) {
+                t.push_str(&format!(" {v:e}\n"));
+            }
+        }
+        t.push_str(">END\n");
+        t
+    }
+
+    fn max_z_error(tf: &TransferFunction) -> f64 {
+        let z = tf.z_mv_km_nt.as_ref().unwrap();
+        let zt = z_true();
+        z.iter()
+            .flat_map(|t| (0..4).map(move |k| (t[k / 2][k % 2] - zt[k / 2][k % 2]).norm()))
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn declared_remote_channels_are_the_reference_in_any_order() {
+        // Remote channels first in the file: a positional reading would take them as local.
+        let order = ["rx", "ry", "hx", "hy", "hz", "ex", "ey"];
+        let by_type = |r: &str| match r {
+            "rx" => "RX",
+            "ry" => "RY",
+            r => ["HX", "HY", "HZ", "EX", "EY"][["hx", "hy", "hz", "ex", "ey"]
+                .iter()
+                .position(|x| *x == r)
+                .unwrap()],
+        };
+        let tf = parse_edi(Path::new("rr.edi"), &spectra_edi(&order, &by_type, "")).unwrap();
+        // Exact algebra: the remote estimate ⟨R H⟩⁻¹⟨R E⟩ recovers Z; 1e-9 is rounding of
+        // the values written with Rust's shortest representation.
+        assert!(max_z_error(&tf) < 1e-9, "{}", max_z_error(&tf));
+        assert!(
+            tf.notes.iter().any(
+                |n| n.contains("Remote reference: channels 21.001 and 22.001")
+                    && n.contains(">=DEFINEMEAS")
+            ),
+            "{:?}",
+            tf.notes
+        );
+        // Declared by >=SPECTRASECT keys while their CHTYPE says HX/HY.
+        let hx_hy = |r: &str| match r {
+            "rx" => "HX",
+            "ry" => "HY",
+            r => by_type(r),
+        };
+        let keys = "  HX=11.001\n  HY=12.001\n  HZ=13.001\n  EX=14.001\n  EY=15.001\n  RX=21.001\n  RY=22.001\n";
+        let tf = parse_edi(Path::new("rr.edi"), &spectra_edi(&order, &hx_hy, keys)).unwrap();
+        assert!(max_z_error(&tf) < 1e-9, "{}", max_z_error(&tf));
+        assert!(
+            tf.notes
+                .iter()
+                .any(|n| n.contains("declared as the remote H"))
+        );
+    }
+
+    #[test]
+    fn without_declared_remote_channels_the_local_h_is_the_reference_and_said() {
+        let order = ["hx", "hy", "hz", "ex", "ey"];
+        let up = |r: &str| match r {
+            "hx" => "HX",
+            "hy" => "HY",
+            "hz" => "HZ",
+            "ex" => "EX",
+            _ => "EY",
+        };
+        let tf = parse_edi(Path::new("local.edi"), &spectra_edi(&order, &up, "")).unwrap();
+        // The local estimate is biased by the noise on H (⟨HH⟩ = B + N): far from Z. This is
+        // the error issue 22 measured (ρa off by up to ×3) when remote channels were ignored.
+        assert!(max_z_error(&tf) > 0.5, "{}", max_z_error(&tf));
+        assert!(
+            tf.notes
+                .iter()
+                .any(|n| n.contains("No remote-reference channels declared")),
+            "{:?}",
+            tf.notes
+        );
+    }
+
+    #[test]
+    fn missing_values_mask_only_their_period_and_component() {
+        // One NaN in a variance block and one EMPTY value in an impedance block.
+        let text = SMALL
+            .replace(
+                ">ZXY.VAR //3\n 0.04 0.04 1.0E32",
+                ">ZXY.VAR //3\n 0.04 NaN 0.04",
+            )
+            .replace(">ZYXR //3\n -1 -2 -3", ">ZYXR //3\n -1 1.0E32 -3");
+        let tf = parse_edi(Path::new("nan.edi"), &text).unwrap();
+        assert_eq!(tf.period_s, vec![0.1, 1.0, 10.0]);
+        let z = tf.z_mv_km_nt.as_ref().unwrap();
+        let s = tf.z_std_mv_km_nt.as_ref().unwrap();
+        // Period 1 s: Zxy kept with no error, Zyx masked; the other periods untouched.
+        assert_eq!(z[1][0][1], Complex64::new(2.0, 2.0));
+        assert!(s[1][0][1].is_nan());
+        assert!(z[1][1][0].re.is_nan());
+        assert_eq!(z[0][1][0], Complex64::new(-1.0, -1.0));
+        assert!((s[2][0][1] - 0.2).abs() < 1e-15);
+        let note = tf
+            .notes
+            .iter()
+            .find(|n| n.starts_with("Missing values"))
+            .expect("a note on missing values");
+        assert!(note.contains("Zxy error at 1.0000e0 s"), "{note}");
+        assert!(note.contains("Zyx value at 1.0000e0 s"), "{note}");
+        assert!(!note.contains("Zxx"), "{note}");
     }
 
     #[test]

@@ -153,7 +153,9 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Option<Detection> {
     {
         return det(Format::Sting, false, "AGI header with 'Records:'");
     }
-    if text.contains("#data_start") && text.contains("#elec_start") {
+    // Section tags at the start of a line (a text that only mentions them is not DAS-1).
+    let starts = |tag: &str| text.lines().any(|l| l.trim_start().starts_with(tag));
+    if starts("#data_start") && starts("#elec_start") {
         return det(
             Format::Das1,
             false,
@@ -329,6 +331,12 @@ pub fn parse_survey(
         }
     }
     check_indices(path, &survey)?;
+    let layout = survey.layout();
+    if !layout.is_surface_line() {
+        survey
+            .notes
+            .push(format!("electrode layout: {}", layout.describe()));
+    }
     Ok(survey)
 }
 
