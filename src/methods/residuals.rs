@@ -18,9 +18,14 @@
 //! E[R] = 1 + 2n₊n₋/n and Var[R] = 2n₊n₋(2n₊n₋ − n)/(n²(n − 1)); z = (R − E[R])/√Var[R], and
 //! too few runs (z < −[`Z_FLAG`]) is a pattern.
 //!
-//! Score of a check: 100 while |z| ≤ [`Z_FLAG`], then 100 − [`POINTS_PER_Z`]·(|z| − Z_FLAG),
-//! floored at 0; with the shared check pass mark ([`super::quality::CHECK_PASS`], 50) a
-//! model fails when the worst |z| exceeds Z_FLAG + 50/POINTS_PER_Z = 6.0.
+//! With many data a small bias is significant without mattering, so a group's score rests on
+//! its size as well: e_g = mean_g / s, the bias in units of the overall scatter (|e| = 1: the
+//! group's mean residual is as large as the rms of all of them). Score of a grouping: 100
+//! while no group is flagged or the worst flagged |e| ≤ [`EFFECT_FREE`] (1), then falling
+//! linearly to 0 at [`EFFECT_ZERO`] (2.5); with the shared check pass mark
+//! ([`super::quality::CHECK_PASS`], 50) a model fails when a significant group is biased by
+//! more than 1.75 times the scatter. Runs: 100 while z ≥ −Z_FLAG, then
+//! 100 − [`POINTS_PER_Z`]·(−z − Z_FLAG), so too few runs at z < −6 fail.
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
@@ -36,6 +41,10 @@ pub const Z_FLAG: f64 = 3.5;
 pub const POINTS_PER_Z: f64 = 20.0;
 /// Groups with fewer data are not tested (their mean says too little).
 pub const MIN_GROUP: usize = 3;
+/// A flagged group's bias |e| up to this (in units of the scatter) still scores 100.
+pub const EFFECT_FREE: f64 = 1.0;
+/// … and at this it scores 0.
+pub const EFFECT_ZERO: f64 = 2.5;
 
 /// One group's residual statistics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,9 +133,21 @@ impl ResidualPattern {
         self.worst.as_ref().map_or(0.0, |g| g.z.abs())
     }
 
+    /// The largest bias |e| = |mean|/s among the flagged groups (0 when none is flagged).
+    pub fn worst_effect(&self) -> f64 {
+        self.flagged
+            .iter()
+            .map(|g| g.mean.abs() / self.rms.max(f64::MIN_POSITIVE))
+            .fold(0.0, f64::max)
+    }
+
     /// The check's score (module docs).
     pub fn score(&self) -> f64 {
-        z_score(self.worst_z())
+        let e = self.worst_effect();
+        if !e.is_finite() {
+            return 0.0;
+        }
+        (100.0 * (EFFECT_ZERO - e) / (EFFECT_ZERO - EFFECT_FREE)).clamp(0.0, 100.0)
     }
 
     /// "by pseudosection level: 2 of 11 groups biased; worst level 8, mean −1.3σ over 40
@@ -135,7 +156,7 @@ impl ResidualPattern {
         match &self.worst {
             None => format!("by {}: no group of {MIN_GROUP} or more data", self.what),
             Some(w) => format!(
-                "by {}: {} of {} groups biased (|z| > {Z_FLAG}); worst {}, mean {}σ over {} data (z {})",
+                "by {}: {} of {} groups biased (|z| > {Z_FLAG}); worst {}, mean {} × the scatter over {} data (z {})",
                 self.what,
                 self.flagged.len(),
                 self.n_groups,
@@ -270,15 +291,29 @@ mod tests {
         let p = ResidualPattern::by_group("level", &r, |i| vec![i / 10]);
         assert_eq!(p.score(), 100.0, "{}", p.note());
         // Level 0 (10 data) shifted by +3 (values 4 and 2, mean 3): s = √(290/200) ≈ 1.204,
-        // z = 3·√10/1.204 ≈ 7.88 (by hand) > 6 ⇒ score < 50.
+        // z = 3·√10/1.204 ≈ 7.88 (by hand): flagged; its bias e = 3/1.204 ≈ 2.49 scores
+        // 100·(2.5 − 2.49)/1.5 ≈ 0.6 < 50.
         let mut b = r.clone();
         for v in b.iter_mut().take(10) {
             *v += 3.0;
         }
         let p = ResidualPattern::by_group("level", &b, |i| vec![i / 10]);
         assert!((p.worst_z() - 7.88).abs() < 0.01, "{}", p.note());
-        assert!(p.score() < 50.0);
+        assert!((p.worst_effect() - 3.0 / 1.45f64.sqrt()).abs() < 1e-9);
+        assert!(p.score() < 1.0, "{}", p.score());
         assert_eq!(p.flagged.len(), 1);
+        // Shifted by +1.5 instead (values 2.5 and 0.5, mean 1.5): by hand Σr² = 190 +
+        // 5·6.25 + 5·0.25 = 222.5, s ≈ 1.055, z = 1.5·√10/1.055 ≈ 4.5 (flagged), e ≈ 1.42:
+        // a significant but moderate bias, score ≈ 72 (passes).
+        let mut m = r.clone();
+        for v in m.iter_mut().take(10) {
+            *v += 1.5;
+        }
+        let p = ResidualPattern::by_group("level", &m, |i| vec![i / 10]);
+        assert_eq!(p.flagged.len(), 1, "{}", p.note());
+        let e = 1.5 / (222.5f64 / 200.0).sqrt();
+        assert!((p.worst_effect() - e).abs() < 1e-9);
+        assert!((p.score() - 100.0 * (2.5 - e) / 1.5).abs() < 1e-9 && p.score() > 50.0);
         assert!(p.note().contains("level 0"), "{}", p.note());
     }
 

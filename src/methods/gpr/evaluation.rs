@@ -8,9 +8,10 @@
 //!   operator keyed into the instrument, a default presented as a velocity, which fails the
 //!   line; no velocity (the line stays in two-way time, no depth is claimed) is not scored.
 //! * **lateral coherence** (weight 0.5, [`lateral_coherence`]): the energy-normalised
-//!   correlation of neighbouring traces of the recorded section with its mean trace removed
-//!   (the background removal, which takes out the direct wave and flat reflectors — those
-//!   look the same whatever the order of the traces),
+//!   correlation of neighbouring traces of the recorded section without its scan-header
+//!   samples (a counter and marks, not signal) and with its mean trace removed (the
+//!   background removal, which takes out the direct wave, the wow and flat reflectors —
+//!   those look the same whatever the order of the traces),
 //!   ρ₁ = Σᵢ Σₜ xᵢ(t)·xᵢ₊₁(t) / Σᵢ Σₜ ½(xᵢ(t)² + xᵢ₊₁(t)²). What is left — dipping
 //!   reflectors, diffraction hyperbolas — continues from trace to trace (ρ₁ near 1); noise,
 //!   or traces out of order, does not (ρ₁ near 0). Score 100·min(1, ρ₁/[`COHERENCE_FULL`]).
@@ -28,13 +29,16 @@ use crate::runtime::product::short_num as num;
 /// ρ₁ at and above this scores 100.
 pub const COHERENCE_FULL: f64 = 0.5;
 
-/// ρ₁ of a section `(samples, traces)` (module docs); `None` with fewer than two traces or
-/// no energy.
-pub fn lateral_coherence(data: ArrayView2<f64>) -> Option<f64> {
+/// ρ₁ of a section `(samples, traces)` below its first `skip_rows` rows (module docs); a
+/// non-finite sample counts as 0. `None` with fewer than two traces or no energy.
+pub fn lateral_coherence(data: ArrayView2<f64>, skip_rows: usize) -> Option<f64> {
     let n = data.ncols();
-    if n < 2 {
+    if n < 2 || skip_rows >= data.nrows() {
         return None;
     }
+    let data = data
+        .slice(ndarray::s![skip_rows.., ..])
+        .mapv(|v| if v.is_finite() { v } else { 0.0 });
     let mean = data.mean_axis(ndarray::Axis(1))?;
     let x = &data - &mean.insert_axis(ndarray::Axis(1));
     let (mut cross, mut energy) = (0.0, 0.0);
@@ -47,8 +51,8 @@ pub fn lateral_coherence(data: ArrayView2<f64>) -> Option<f64> {
 }
 
 /// The lateral-coherence component (module docs).
-pub fn coherence_component(data: ArrayView2<f64>) -> Component {
-    match lateral_coherence(data) {
+pub fn coherence_component(data: ArrayView2<f64>, skip_rows: usize) -> Component {
+    match lateral_coherence(data, skip_rows) {
         Some(r) => Component::scored(
             "lateral_coherence",
             0.5,
@@ -119,10 +123,12 @@ pub fn provenance_component(source: Option<&VelocitySource>) -> Component {
 }
 
 /// The verdict on a processed line: `source` is the velocity used (if any), `data` the
-/// processed section, `gather` whether the traces are offsets of a CMP/WARR gather.
+/// recorded section and `skip_rows` its scan-header samples, `gather` whether the traces are
+/// offsets of a CMP/WARR gather.
 pub fn evaluate_line(
     source: Option<&VelocitySource>,
     data: ArrayView2<f64>,
+    skip_rows: usize,
     gather: bool,
 ) -> Quality {
     let coherence = if gather {
@@ -132,7 +138,7 @@ pub fn evaluate_line(
             "a CMP/WARR gather: its traces are offsets, not positions along a line",
         )
     } else {
-        coherence_component(data)
+        coherence_component(data, skip_rows)
     };
     let mut q = Quality::from_components(
         vec![provenance_component(source), coherence],
@@ -156,22 +162,22 @@ mod tests {
     fn coherent_lines_pass_and_scrambled_ones_fail() {
         let event = |t: usize, j: usize| (-((t as f64 - 10.0 - j as f64 / 4.0) / 2.0).powi(2)).exp();
         let flat = Array2::from_shape_fn((60, 40), |(t, j)| event(t, j));
-        let r = lateral_coherence(flat.view()).unwrap();
+        let r = lateral_coherence(flat.view(), 0).unwrap();
         assert!(r > 0.9, "{r}");
         let user = VelocitySource::Request {
             velocity_m_per_ns: 0.1,
         };
-        assert!(evaluate_line(Some(&user), flat.view(), false).passed);
+        assert!(evaluate_line(Some(&user), flat.view(), 0, false).passed);
         let flip = Array2::from_shape_fn((60, 40), |(t, j)| {
             event(t, j) * if j % 2 == 0 { 1.0 } else { -1.0 }
         });
-        let q = evaluate_line(Some(&user), flip.view(), false);
+        let q = evaluate_line(Some(&user), flip.view(), 0, false);
         assert!(!q.passed);
         assert!(q.failed_checks().contains(&"lateral_coherence".to_string()));
         let header = VelocitySource::HeaderPermittivity {
             relative_permittivity: 8.0,
         };
-        let q = evaluate_line(Some(&header), flat.view(), false);
+        let q = evaluate_line(Some(&header), flat.view(), 0, false);
         assert!(q.failed_checks().contains(&"velocity_provenance".to_string()), "{q:?}");
     }
 }
