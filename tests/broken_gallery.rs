@@ -4,8 +4,16 @@
 //! the catching check named in its summary; the unbroken example must pass it.
 //!
 //! One fixed permutation ([`permutation`]) for every shuffle, so each case is reproducible.
+//! Per method: ERT (the first survey; values moved between quadrupoles; λ 1e-6), seismic
+//! (picks; times and errors moved between picks; λ 1e-6), TDEM (the five soundings; values
+//! moved between gates; fixed λ 1e-6), MT (site01; ρa, phase and errors moved between
+//! periods; see below), grav/mag (stations; β 1e-10, see its test), GPR (traces moved along
+//! the line; and no velocity given, so the header's εr would be presented as a velocity).
 //! MT's Occam inversion chooses μ itself at every iteration; its "forced" case asks for a
-//! target RMS of 0.1 instead (the same noise fit: the smallest misfit the mesh allows).
+//! target RMS of 0.1 instead (the same noise fit: the smallest misfit the mesh allows). GPR
+//! has no inversion to force. Every verdict is the evaluation's own; the checks each test
+//! names are the ones that caught the break when the test was written (their numbers are
+//! printed by each test).
 
 use hydrogeo_studio::example::{Truth, gravmag as ex};
 use hydrogeo_studio::methods::gravmag::pipeline::{
@@ -45,7 +53,10 @@ fn assert_fails_with(q: &Quality, words: &str, check: &str) {
         "{check} not among {:?}",
         q.failed
     );
-    assert!(words.contains("does not pass") && words.contains(check), "{words}");
+    assert!(
+        words.contains("does not pass") && words.contains(check),
+        "{words}"
+    );
 }
 
 fn invert(table: &StationTable, beta: Option<f64>) -> TableInversion {
@@ -132,7 +143,6 @@ mod ert {
         evaluate(inv(lambda).expect("inversion ran"), lambda, &settings, inv).expect("evaluated")
     }
 
-
     #[test]
     fn ert_unbroken_example_passes() {
         let ev = run(&survey(), 20.0, true);
@@ -195,7 +205,6 @@ mod seismic {
         .expect("inverted");
         r.best.1
     }
-
 
     #[test]
     fn seismic_unbroken_example_passes() {
@@ -266,7 +275,6 @@ mod tdem {
         evaluate_inversion(ds, &inv, &o, None, &cancel).expect("evaluated")
     }
 
-
     #[test]
     fn tdem_unbroken_example_passes() {
         let ev = run(&dataset(), None, true);
@@ -299,18 +307,17 @@ mod tdem {
 mod mt {
     use super::{assert_fails_with, permutation};
     use hydrogeo_studio::example::{Truth, mt as ex};
-    use hydrogeo_studio::methods::mt::{
-        OccamOptions, SoundingOptions, invert_site, invert_sounding,
-        read_transfer_function, sounding_from_tf,
-    };
     use hydrogeo_studio::methods::mt::TransferFunction;
+    use hydrogeo_studio::methods::mt::{
+        OccamOptions, SoundingOptions, invert_site, invert_sounding, read_transfer_function,
+        sounding_from_tf,
+    };
 
     fn site() -> TransferFunction {
         let dir = tempfile::tempdir().expect("temporary folder");
         ex::write(&Truth::default(), dir.path()).expect("example written");
         read_transfer_function(&dir.path().join("mt/site01.edi")).expect("read")
     }
-
 
     #[test]
     fn mt_unbroken_example_passes() {
@@ -329,7 +336,11 @@ mod mt {
         // significant digits (the "≈352090 m" is gone).
         let d = ev.doi_m.expect("a depth of investigation");
         assert!(d > 100.0 && d < 1e6, "{d}");
-        assert!(ev.summary.contains("depth of investigation ≈"), "{}", ev.summary);
+        assert!(
+            ev.summary.contains("depth of investigation ≈"),
+            "{}",
+            ev.summary
+        );
     }
 
     #[test]
@@ -343,8 +354,8 @@ mod mt {
             shuffle(&mut c.phase_deg);
             shuffle(&mut c.phase_std_deg);
         }
-        let r = invert_sounding(s, None, None, &OccamOptions::default(), None, None)
-            .expect("inverted");
+        let r =
+            invert_sounding(s, None, None, &OccamOptions::default(), None, None).expect("inverted");
         assert_fails_with(&r.evaluation.quality, &r.evaluation.summary, "data_fit");
     }
 
@@ -354,8 +365,8 @@ mod mt {
             target_rms: 0.1,
             ..Default::default()
         };
-        let r = invert_site(&site(), &SoundingOptions::default(), &o, None, None)
-            .expect("inverted");
+        let r =
+            invert_site(&site(), &SoundingOptions::default(), &o, None, None).expect("inverted");
         assert_fails_with(&r.evaluation.quality, &r.evaluation.summary, "data_fit");
     }
 }
@@ -383,9 +394,16 @@ mod gpr {
             relative_permittivity: None,
         };
         let p = ProcessingParams::default();
-        process(line, &p, &user, None, &mut |_, _| {}, &AtomicBool::new(false)).expect("processed")
+        process(
+            line,
+            &p,
+            &user,
+            None,
+            &mut |_, _| {},
+            &AtomicBool::new(false),
+        )
+        .expect("processed")
     }
-
 
     #[test]
     fn gpr_unbroken_example_passes() {
@@ -394,7 +412,10 @@ mod gpr {
         eprintln!("{}\n{:#?}", q.sentence(), q.components);
         assert!(q.passed, "{}", q.sentence());
         let note = &q.components[0].note;
-        assert!(note.contains("user value") && note.contains("not measured"), "{note}");
+        assert!(
+            note.contains("user value") && note.contains("not measured"),
+            "{note}"
+        );
     }
 
     #[test]
@@ -414,7 +435,15 @@ mod gpr {
         // No velocity given: the chain falls back on the header's εr (an instrument
         // setting); the evaluation fails it by name instead of passing a default as measured.
         let r = run(&line(), None);
-        assert_fails_with(&r.evaluation, &r.evaluation.sentence(), "velocity_provenance");
-        assert!(r.evaluation.components[0].note.contains("not a measurement"));
+        assert_fails_with(
+            &r.evaluation,
+            &r.evaluation.sentence(),
+            "velocity_provenance",
+        );
+        assert!(
+            r.evaluation.components[0]
+                .note
+                .contains("not a measurement")
+        );
     }
 }

@@ -287,12 +287,7 @@ impl Quality {
     pub fn failed_checks(&self) -> Vec<String> {
         self.failed
             .iter()
-            .map(|f| {
-                f.split([' ', ':'])
-                    .next()
-                    .unwrap_or_default()
-                    .to_string()
-            })
+            .map(|f| f.split([' ', ':']).next().unwrap_or_default().to_string())
             .collect()
     }
 }
@@ -482,7 +477,10 @@ mod tests {
         q.require("not_there", CHECK_PASS);
         assert!(!q.passed);
         assert_eq!(q.failed_checks(), vec!["residual_pattern".to_string()]);
-        assert!(q.sentence().starts_with("Quality 76/100: the model does not pass (residual_pattern 40 < 50"));
+        assert!(
+            q.sentence()
+                .starts_with("Quality 76/100: the model does not pass (residual_pattern 40 < 50")
+        );
         // Without a misfit (GPR) the checks alone decide.
         let g = Quality::from_components(
             vec![Component::scored("lateral_coherence", 1.0, 90.0, "")],

@@ -19,8 +19,9 @@
 //! too few runs (z < −[`Z_FLAG`]) is a pattern.
 //!
 //! With many data a small bias is significant without mattering, so a group's score rests on
-//! its size as well: e_g = mean_g / s, the bias in units of the overall scatter (|e| = 1: the
-//! group's mean residual is as large as the rms of all of them). Score of a grouping: 100
+//! its size as well: e_g = mean_g / max(s, 1), the bias in data errors while the residuals
+//! are within their errors, in units of the overall scatter when they are not (|e| = 1: the
+//! group's mean residual is one error, or as large as the rms of all). Score of a grouping: 100
 //! while no group is flagged or the worst flagged |e| ≤ [`EFFECT_FREE`] (1), then falling
 //! linearly to 0 at [`EFFECT_ZERO`] (2.5); with the shared check pass mark
 //! ([`super::quality::CHECK_PASS`], 50) a model fails when a significant group is biased by
@@ -82,7 +83,11 @@ impl ResidualPattern {
         residuals: &[f64],
         keys: impl Fn(usize) -> Vec<K>,
     ) -> Self {
-        let finite: Vec<f64> = residuals.iter().copied().filter(|r| r.is_finite()).collect();
+        let finite: Vec<f64> = residuals
+            .iter()
+            .copied()
+            .filter(|r| r.is_finite())
+            .collect();
         let rms = (finite.iter().map(|r| r * r).sum::<f64>() / finite.len().max(1) as f64).sqrt();
         let mut sums: BTreeMap<K, (f64, usize)> = BTreeMap::new();
         for (i, r) in residuals.iter().enumerate().filter(|(_, r)| r.is_finite()) {
@@ -133,11 +138,12 @@ impl ResidualPattern {
         self.worst.as_ref().map_or(0.0, |g| g.z.abs())
     }
 
-    /// The largest bias |e| = |mean|/s among the flagged groups (0 when none is flagged).
+    /// The largest bias |e| = |mean|/max(s, 1) among the flagged groups (0 when none is
+    /// flagged).
     pub fn worst_effect(&self) -> f64 {
         self.flagged
             .iter()
-            .map(|g| g.mean.abs() / self.rms.max(f64::MIN_POSITIVE))
+            .map(|g| g.mean.abs() / self.rms.max(1.0))
             .fold(0.0, f64::max)
     }
 
@@ -156,12 +162,12 @@ impl ResidualPattern {
         match &self.worst {
             None => format!("by {}: no group of {MIN_GROUP} or more data", self.what),
             Some(w) => format!(
-                "by {}: {} of {} groups biased (|z| > {Z_FLAG}); worst {}, mean {} × the scatter over {} data (z {})",
+                "by {}: {} of {} groups biased (|z| > {Z_FLAG}); worst {}, mean {} errors (or × the scatter, when larger) over {} data (z {})",
                 self.what,
                 self.flagged.len(),
                 self.n_groups,
                 w.key,
-                signed(w.mean / self.rms.max(f64::MIN_POSITIVE)),
+                signed(w.mean / self.rms.max(1.0)),
                 w.n,
                 signed(w.z)
             ),
@@ -325,7 +331,11 @@ mod tests {
         let r = SignRuns::of("period", &halves);
         assert_eq!(r.runs, 2);
         assert!((r.expected - 21.0).abs() < 1e-12);
-        assert!((r.z + 19.0 / (608_000.0f64 / 62_400.0).sqrt()).abs() < 1e-9, "{}", r.z);
+        assert!(
+            (r.z + 19.0 / (608_000.0f64 / 62_400.0).sqrt()).abs() < 1e-9,
+            "{}",
+            r.z
+        );
         assert!(r.score() < 55.0);
         let alt: Vec<f64> = (0..40)
             .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })

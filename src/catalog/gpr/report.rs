@@ -147,7 +147,8 @@ pub fn results_report(r: &GprProcessed, files: &[PathBuf]) -> String {
             md,
             "| {} | {}: {} |",
             c.name.replace('_', " "),
-            c.score.map_or("not scored".to_string(), |s| format!("{s:.0}/100")),
+            c.score
+                .map_or("not scored".to_string(), |s| format!("{s:.0}/100")),
             escape(&c.note)
         );
     }

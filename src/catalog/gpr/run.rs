@@ -180,7 +180,12 @@ pub(super) fn process_gather(
     notes.extend(analysis.notes.iter().map(|n| format!("{name}: {n}")));
     progress(1.0, "processed");
     let measured = analysis.pick.clone().map(VelocitySource::Semblance);
-    let evaluation = evaluate_line(measured.as_ref(), line.data.view(), line.header_samples, true);
+    let evaluation = evaluate_line(
+        measured.as_ref(),
+        line.data.view(),
+        line.header_samples,
+        true,
+    );
     Ok(GprProcessed {
         source_file: line.file.clone(),
         survey_kind: line.survey_kind,

@@ -224,10 +224,7 @@ pub fn evaluate_mt(ctx: &mut RunContext) -> crate::runtime::ToolResult {
                 let verdict = if e.quality.passed {
                     String::new()
                 } else {
-                    format!(
-                        " (does not pass: {})",
-                        e.quality.failed_checks().join(", ")
-                    )
+                    format!(" (does not pass: {})", e.quality.failed_checks().join(", "))
                 };
                 format!(
                     "{} {:.0} at RMS {:.2}{verdict}",

@@ -21,8 +21,8 @@
 //! `max_attempts` times in all, keeping the best ([`crate::methods::quality::retry_lambda`]).
 
 use super::inversion::{InversionError, InversionResult, StopReason};
-use super::timelapse::TimeLapseResult;
 use super::survey::Quadrupole;
+use super::timelapse::TimeLapseResult;
 use crate::methods::quality::{
     Attempt, CHECK_PASS, Component, MAX_ATTEMPTS, QUALITY_THRESHOLD, Quality, convergence_score,
     retry_lambda,
@@ -356,6 +356,41 @@ mod tests {
         assert_eq!(s, 100.0);
         let (s2, _) = smoothness(&[10.0, 10.0, 10000.0, 10000.0, 10000.0], &nb);
         assert!(s2 <= 50.0);
+    }
+
+    /// Dipole–dipole quadrupoles on 20 electrodes (a = 1, n = 1…4, 62 data). Residuals
+    /// alternate ±1 datum by datum (no pattern); then the 4 data using electrode 0 are
+    /// shifted by +3 errors: by hand s = √((58 + 16 + 4 + 4 + 16)/62) ≈ 1.26, the group's
+    /// z = 3·√4/1.26 ≈ 4.8 (flagged) and bias e = 3/1.26 ≈ 2.4 > 1.75: the check fails.
+    #[test]
+    fn a_bad_electrode_is_a_residual_pattern() {
+        let quads: Vec<Quadrupole> = (1..=4)
+            .flat_map(|n| {
+                (0..20 - 2 - n).map(move |i| Quadrupole::new(i, i + 1, i + 1 + n, i + 2 + n))
+            })
+            .collect();
+        let nd = quads.len();
+        let pred = vec![100.0; nd];
+        let err = vec![0.02; nd];
+        let clean: Vec<f64> = (0..nd)
+            .map(|i| 100.0 * (0.02 * if i % 2 == 0 { 1.0 } else { -1.0 }).exp())
+            .collect();
+        let p = residual_patterns(&quads, &[(&clean, &pred, &err)]);
+        let c = residual_component(0.15, &p, &[]);
+        assert_eq!(c.score, Some(100.0), "{}", c.note);
+        let uses0 = |q: &Quadrupole| [q.a, q.b, q.m, q.n].contains(&Some(0));
+        let biased: Vec<f64> = clean
+            .iter()
+            .zip(&quads)
+            .map(|(o, q)| if uses0(q) { o * (0.06f64).exp() } else { *o })
+            .collect();
+        let p = residual_patterns(&quads, &[(&biased, &pred, &err)]);
+        assert_eq!(
+            p[1].worst.as_ref().map(|g| g.key.as_str()),
+            Some("electrode 0")
+        );
+        let c = residual_component(0.15, &p, &[]);
+        assert!(c.score.unwrap() < CHECK_PASS, "{}", c.note);
     }
 
     #[test]

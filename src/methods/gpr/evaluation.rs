@@ -45,7 +45,8 @@ pub fn lateral_coherence(data: ArrayView2<f64>, skip_rows: usize) -> Option<f64>
     for j in 0..n - 1 {
         let (a, b) = (x.column(j), x.column(j + 1));
         cross += a.iter().zip(b.iter()).map(|(x, y)| x * y).sum::<f64>();
-        energy += 0.5 * (a.iter().map(|x| x * x).sum::<f64>() + b.iter().map(|y| y * y).sum::<f64>());
+        energy +=
+            0.5 * (a.iter().map(|x| x * x).sum::<f64>() + b.iter().map(|y| y * y).sum::<f64>());
     }
     (energy > 0.0 && cross.is_finite()).then(|| cross / energy)
 }
@@ -160,7 +161,8 @@ mod tests {
     /// header εr fails the provenance check.
     #[test]
     fn coherent_lines_pass_and_scrambled_ones_fail() {
-        let event = |t: usize, j: usize| (-((t as f64 - 10.0 - j as f64 / 4.0) / 2.0).powi(2)).exp();
+        let event =
+            |t: usize, j: usize| (-((t as f64 - 10.0 - j as f64 / 4.0) / 2.0).powi(2)).exp();
         let flat = Array2::from_shape_fn((60, 40), |(t, j)| event(t, j));
         let r = lateral_coherence(flat.view(), 0).unwrap();
         assert!(r > 0.9, "{r}");
@@ -178,6 +180,10 @@ mod tests {
             relative_permittivity: 8.0,
         };
         let q = evaluate_line(Some(&header), flat.view(), 0, false);
-        assert!(q.failed_checks().contains(&"velocity_provenance".to_string()), "{q:?}");
+        assert!(
+            q.failed_checks()
+                .contains(&"velocity_provenance".to_string()),
+            "{q:?}"
+        );
     }
 }

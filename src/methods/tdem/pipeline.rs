@@ -599,7 +599,6 @@ pub struct TdemEvaluation {
     pub soundings: Vec<SoundingVerdict>,
 }
 
-
 /// Judge `inv` by the shared rubric (TDEM weights: fit, resolution against the DOI,
 /// plausibility). With a fixed λ and a failing verdict, invert again with λ halved
 /// (underfit) or doubled (overfit), at most `max_attempts` inversions, and keep the
