@@ -373,7 +373,7 @@ mod tests {
         let pred = vec![100.0; nd];
         let err = vec![0.02; nd];
         let clean: Vec<f64> = (0..nd)
-            .map(|i| 100.0 * (0.02 * if i % 2 == 0 { 1.0 } else { -1.0 }).exp())
+            .map(|i| 100.0 * (0.02f64 * if i % 2 == 0 { 1.0 } else { -1.0 }).exp())
             .collect();
         let p = residual_patterns(&quads, &[(&clean, &pred, &err)]);
         let c = residual_component(0.15, &p, &[]);
