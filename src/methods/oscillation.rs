@@ -54,7 +54,7 @@ pub fn oscillation_index(values: &[f64], neighbours: &[[usize; 2]]) -> Option<f6
             extremes += 1;
         }
     }
-    (n > 0).then(|| extremes as f64 / n as f64)
+    (n > 0).then_some(extremes as f64 / n.max(1) as f64)
 }
 
 /// The score of an index (module docs).

@@ -48,7 +48,7 @@ pub fn lateral_coherence(data: ArrayView2<f64>, skip_rows: usize) -> Option<f64>
         energy +=
             0.5 * (a.iter().map(|x| x * x).sum::<f64>() + b.iter().map(|y| y * y).sum::<f64>());
     }
-    (energy > 0.0 && cross.is_finite()).then(|| cross / energy)
+    (energy > 0.0 && cross.is_finite()).then_some(cross / energy)
 }
 
 /// The lateral-coherence component (module docs).
