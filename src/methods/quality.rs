@@ -31,6 +31,9 @@ pub const QUALITY_THRESHOLD: f64 = 70.0;
 pub const FIT_PASS: f64 = 60.0;
 /// At most this many inversions (the first and its retries) per evaluation.
 pub const MAX_ATTEMPTS: usize = 3;
+/// The pass mark of a check that does not come from the misfit (residual pattern, coverage,
+/// depth of investigation, provenance): a scored check below it fails the model.
+pub const CHECK_PASS: f64 = 50.0;
 
 /// Where a χ² sits relative to the acceptable band.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -187,10 +190,17 @@ pub struct Quality {
     pub components: Vec<Component>,
     /// The fit band of the final χ², when there is one.
     pub band: Option<FitBand>,
+    /// Every pass rule the model breaks, each naming its check ("data_fit 45 < 60: …");
+    /// empty on a pass.
+    #[serde(default)]
+    pub failed: Vec<String>,
 }
 
 impl Quality {
-    /// Combine components into a verdict with the standard pass rule.
+    /// Combine components into a verdict with the standard pass rule: the overall score
+    /// reaches `threshold` and, when there is a misfit (`chi2` given or a `data_fit`
+    /// component), the data fit reaches [`FIT_PASS`]. Each broken rule is named in
+    /// [`Quality::failed`]; a method adds its own with [`Quality::require`].
     pub fn from_components(components: Vec<Component>, chi2: Option<f64>, threshold: f64) -> Self {
         let (sum, wsum) = components
             .iter()
@@ -202,12 +212,49 @@ impl Quality {
             .find(|c| c.name == "data_fit")
             .and_then(|c| c.score)
             .unwrap_or(0.0);
-        Quality {
+        let mut q = Quality {
             score,
-            passed: score >= threshold && fit >= FIT_PASS,
+            passed: true,
             threshold,
             components,
             band: chi2.map(FitBand::of),
+            failed: Vec::new(),
+        };
+        // A rubric without a misfit (GPR: no inversion) is judged by its checks alone.
+        let has_fit = chi2.is_some() || components_have(&q.components, "data_fit");
+        if has_fit && fit < FIT_PASS {
+            q.require("data_fit", FIT_PASS);
+            if q.component("data_fit").is_none() {
+                q.fail("data_fit: not scored".to_string());
+            }
+        }
+        if score < threshold {
+            q.fail(format!(
+                "overall {:.0} below the {:.0} threshold",
+                score, threshold
+            ));
+        }
+        q
+    }
+
+    /// Fail the model when the named component was scored below `limit` (the rule is named
+    /// with the component's score, the limit and its note). An unscored component is no
+    /// failure: it drops out of the verdict as it drops out of the mean.
+    pub fn require(&mut self, name: &str, limit: f64) {
+        let Some(c) = self.components.iter().find(|c| c.name == name) else {
+            return;
+        };
+        if let Some(s) = c.score.filter(|s| *s < limit) {
+            let rule = format!("{name} {s:.0} < {limit:.0}: {}", c.note);
+            self.fail(rule);
+        }
+    }
+
+    /// Fail the model for `rule` (which names its check).
+    pub fn fail(&mut self, rule: String) {
+        self.passed = false;
+        if !self.failed.contains(&rule) {
+            self.failed.push(rule);
         }
     }
 
@@ -216,15 +263,37 @@ impl Quality {
         self.components.iter().find(|c| c.name == name)?.score
     }
 
-    /// "Quality 82/100, which meets the 70 threshold" (or "is below").
+    /// "Quality 82/100, which meets the 70 threshold", or "Quality 71/100: the model does
+    /// not pass (data_fit 45 < 60: …)" naming every broken rule — never a pass in words for a
+    /// model that failed, whatever its score.
     pub fn sentence(&self) -> String {
-        format!(
-            "Quality {:.0}/100, which {} the {:.0} threshold",
-            self.score,
-            if self.passed { "meets" } else { "is below" },
-            self.threshold
-        )
+        if self.passed {
+            format!(
+                "Quality {:.0}/100, which meets the {:.0} threshold",
+                self.score, self.threshold
+            )
+        } else if self.failed.is_empty() {
+            format!("Quality {:.0}/100: the model does not pass", self.score)
+        } else {
+            format!(
+                "Quality {:.0}/100: the model does not pass ({})",
+                self.score,
+                self.failed.join("; ")
+            )
+        }
     }
+
+    /// The names of the checks that failed ("data_fit", "residual_pattern", "overall").
+    pub fn failed_checks(&self) -> Vec<String> {
+        self.failed
+            .iter()
+            .map(|f| f.split([' ', ':']).next().unwrap_or_default().to_string())
+            .collect()
+    }
+}
+
+fn components_have(c: &[Component], name: &str) -> bool {
+    c.iter().any(|c| c.name == name)
 }
 
 /// One inversion tried during an evaluation.
@@ -383,6 +452,42 @@ mod tests {
         );
         assert!(q.score >= 70.0, "{}", q.score);
         assert!(!q.passed, "a fit of 35 fails whatever the rest says");
+        // Score and words agree (issue 21's "Quality 71/100, which is below the 70
+        // threshold" in a success): the sentence says the model does not pass and names
+        // the rule it breaks, with the score, the limit and the note.
+        let s = q.sentence();
+        assert!(s.contains("does not pass") && !s.contains("meets"), "{s}");
+        assert!(s.contains("data_fit 35 < 60: χ² 4.000: underfit"), "{s}");
+        assert_eq!(q.failed_checks(), vec!["data_fit".to_string()]);
+    }
+
+    #[test]
+    fn a_required_check_fails_a_model_that_scores_well() {
+        let mut q = Quality::from_components(
+            vec![
+                Component::data_fit(0.6, 1.0),
+                Component::scored("residual_pattern", 0.4, 40.0, "worst level z 6.5"),
+            ],
+            Some(1.0),
+            QUALITY_THRESHOLD,
+        );
+        // 0.6·100 + 0.4·40 = 76 ≥ 70: a pass by the score alone.
+        assert!((q.score - 76.0).abs() < 1e-9 && q.passed);
+        q.require("residual_pattern", CHECK_PASS);
+        q.require("not_there", CHECK_PASS);
+        assert!(!q.passed);
+        assert_eq!(q.failed_checks(), vec!["residual_pattern".to_string()]);
+        assert!(
+            q.sentence()
+                .starts_with("Quality 76/100: the model does not pass (residual_pattern 40 < 50")
+        );
+        // Without a misfit (GPR) the checks alone decide.
+        let g = Quality::from_components(
+            vec![Component::scored("lateral_coherence", 1.0, 90.0, "")],
+            None,
+            QUALITY_THRESHOLD,
+        );
+        assert!(g.passed, "{}", g.sentence());
     }
 
     #[test]

@@ -463,15 +463,19 @@ pub fn markdown(ctx: &RunContext, input: &ReportInput, dir: &Path) -> String {
 
 /// A confidence sentence from the quality scores the evaluations left and the warnings.
 fn confidence(ctx: &RunContext, input: &ReportInput) -> String {
-    let mut scores: Vec<(String, f64)> = Vec::new();
+    // (key, score, passed): an evaluation's own verdict when it states one (a model can
+    // score above the mark and still fail a required check), else the score against 70.
+    let mut scores: Vec<(String, f64, bool)> = Vec::new();
     for key in ctx.artifact_keys() {
-        if let Some(p) = ctx.product(&key)
-            && let Some(q) = p
-                .key_numbers()
-                .get("quality_score")
-                .and_then(|v| v.as_f64())
-        {
-            scores.push((key, q));
+        if let Some(p) = ctx.product(&key) {
+            let nums = p.key_numbers();
+            if let Some(q) = nums.get("quality_score").and_then(|v| v.as_f64()) {
+                let passed = nums
+                    .get("passed")
+                    .and_then(|v| v.as_bool())
+                    .unwrap_or(q >= 70.0);
+                scores.push((key, q, passed));
+            }
         }
     }
     let mut parts = Vec::new();
@@ -480,14 +484,19 @@ fn confidence(ctx: &RunContext, input: &ReportInput) -> String {
     } else {
         let list: Vec<String> = scores
             .iter()
-            .map(|(k, q)| format!("{k} {q:.0}/100"))
+            .map(|(k, q, passed)| {
+                format!(
+                    "{k} {q:.0}/100{}",
+                    if *passed { "" } else { " (does not pass)" }
+                )
+            })
             .collect();
-        let below = scores.iter().filter(|(_, q)| *q < 70.0).count();
+        let failed = scores.iter().filter(|(_, _, passed)| !passed).count();
         parts.push(format!(
-            "Quality scores (pass mark 70): {}{}.",
+            "Quality scores (pass mark 70, and each evaluation's required checks): {}{}.",
             list.join(", "),
-            if below > 0 {
-                format!("; {below} below the pass mark")
+            if failed > 0 {
+                format!("; {failed} do not pass their evaluation")
             } else {
                 String::new()
             }

@@ -122,7 +122,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .when(|ctx| surveys_expected(ctx) == 1),
         Tool::new(
             "evaluate_inversion",
-            "Score the ERT model (data fit, smoothness, plausibility, convergence; pass mark quality_threshold) and, when it fails, invert again with λ halved or doubled up to max_attempts, keeping the best.",
+            "Score the ERT model (data fit, smoothness, plausibility, convergence, residual pattern by pseudosection level and electrode; pass mark quality_threshold) and, when it fails, invert again with λ halved or doubled up to max_attempts, keeping the best.",
             evaluate_inversion,
         )
         .requires(&[keys::INVERSION_RESULTS])

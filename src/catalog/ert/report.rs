@@ -89,9 +89,8 @@ pub(super) fn model_report(model: &ErtModel) -> String {
 pub(super) fn quality_report(ev: &Evaluation<ErtModel>) -> String {
     let q = &ev.quality;
     let mut md = format!(
-        "Quality score {:.0}/100 ({}; pass mark {:.0}, data fit ≥ 60 and plausibility ≥ 70).\n\n| Component | Weight | Score | Note |\n|---|---|---|---|\n",
-        q.score,
-        if q.passed { "passed" } else { "failed" },
+        "{} (pass mark {:.0}; data fit ≥ 60, plausibility ≥ 70 and residual pattern ≥ 50 are required as well).\n\n| Component | Weight | Score | Note |\n|---|---|---|---|\n",
+        q.sentence(),
         ev.settings.quality_threshold
     );
     for c in &q.components {

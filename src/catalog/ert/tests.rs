@@ -108,6 +108,13 @@ fn gallery_through_the_driver_loads_inverts_evaluates_and_converts() {
         "{:?}",
         ev.quality
     );
+    // The residual-pattern check (issue 21) is scored and its numbers are in the report.
+    assert!(ev.quality.component("residual_pattern").is_some());
+    let md = quality_report(ev);
+    assert!(
+        md.contains("residual_pattern") && md.contains("by pseudosection level"),
+        "{md}"
+    );
     // Exports: the CSV has one row per cell with units in the header; the bundle reads
     // back to the same model; VTK declares every cell.
     let model = held::<ErtModel>(&ctx, keys::INVERSION_RESULTS).expect("model");

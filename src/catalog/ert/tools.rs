@@ -388,14 +388,13 @@ pub fn evaluate_inversion(ctx: &mut RunContext) -> ToolResult {
         })
         .collect();
     let summary = format!(
-        "Quality {:.0}/100, {} (pass mark {:.0}): data fit {}, smoothness {}, plausibility {}, convergence {}; {} attempt(s): {}. {}",
-        q.score,
-        if q.passed { "passed" } else { "failed" },
-        settings.quality_threshold,
+        "{}. Components: data fit {}, smoothness {}, plausibility {}, convergence {}, residual pattern {}; {} attempt(s): {}. {}",
+        q.sentence(),
         comp("data_fit"),
         comp("smoothness"),
         comp("plausibility"),
         comp("convergence"),
+        comp("residual_pattern"),
         ev.attempts.len(),
         attempts.join(", "),
         ev.why_kept
@@ -403,7 +402,11 @@ pub fn evaluate_inversion(ctx: &mut RunContext) -> ToolResult {
     let line = format!(
         "ERT quality {:.0}/100 ({})",
         q.score,
-        if q.passed { "passed" } else { "failed" }
+        if q.passed {
+            "passed".to_string()
+        } else {
+            format!("failed: {}", q.failed_checks().join(", "))
+        }
     );
     let md = format!("### ERT quality\n\n{}", quality_report(&ev));
     let mut h = Held::new(ev.clone(), line)

@@ -28,6 +28,7 @@ use super::kit::markdown::cell as escape;
 use super::kit::paths::file_name;
 use super::kit::register_all;
 use super::kit::{Held, draw_figure, figure_path, held, planned_path, product_path};
+use crate::methods::gpr::evaluation::evaluate_line;
 use crate::methods::gpr::process::{Domain, ProcessedLine, ProcessingParams, process_line};
 use crate::methods::gpr::sidefiles::{Topography, read_topography};
 use crate::methods::gpr::velocity::{

@@ -44,6 +44,9 @@ pub struct GprProcessed {
     pub velocity_sentence: String,
     /// The semblance analysis, for a CMP/WARR gather.
     pub velocity_analysis: Option<GatherAnalysis>,
+    /// The verdict: velocity provenance and lateral coherence
+    /// ([`crate::methods::gpr::evaluation`]).
+    pub evaluation: crate::methods::quality::Quality,
     /// Steps not applied, with the reason.
     pub left_out: Vec<LeftOut>,
     /// What the user should know (raised as run warnings).

@@ -141,6 +141,17 @@ pub fn results_report(r: &GprProcessed, files: &[PathBuf]) -> String {
         let _ = writeln!(md, "| Why two-way time | {} |", escape(why));
     }
     let _ = writeln!(md, "| Traces × rows | {} × {} |", p.n_traces, p.n_samples);
+    let _ = writeln!(md, "| Evaluation | {} |", escape(&r.evaluation.sentence()));
+    for c in &r.evaluation.components {
+        let _ = writeln!(
+            md,
+            "| {} | {}: {} |",
+            c.name.replace('_', " "),
+            c.score
+                .map_or("not scored".to_string(), |s| format!("{s:.0}/100")),
+            escape(&c.note)
+        );
+    }
     let _ = writeln!(
         md,
         "\nProcessing recipe (in order; `recipe.json` holds it for reprocessing):\n"

@@ -105,10 +105,17 @@ pub fn process(
         }),
     };
     progress(1.0, "processed");
+    let evaluation = evaluate_line(
+        processed.velocity.as_ref().map(|v| &v.source),
+        line.data.view(),
+        line.header_samples,
+        false,
+    );
     Ok(GprProcessed {
         source_file: line.file.clone(),
         survey_kind: line.survey_kind,
         left_out: left_out(&processed),
+        evaluation,
         processed,
         velocity_origin: origin,
         velocity_sentence,
@@ -172,10 +179,18 @@ pub(super) fn process_gather(
     };
     notes.extend(analysis.notes.iter().map(|n| format!("{name}: {n}")));
     progress(1.0, "processed");
+    let measured = analysis.pick.clone().map(VelocitySource::Semblance);
+    let evaluation = evaluate_line(
+        measured.as_ref(),
+        line.data.view(),
+        line.header_samples,
+        true,
+    );
     Ok(GprProcessed {
         source_file: line.file.clone(),
         survey_kind: line.survey_kind,
         left_out: left_out(&processed),
+        evaluation,
         processed,
         velocity_origin: origin,
         velocity_sentence: sentence,

@@ -189,6 +189,7 @@ pub(super) fn process_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResu
             .join(", "),
         result.velocity_sentence.trim_end_matches('.')
     );
+    let _ = write!(summary, " Evaluation: {}.", result.evaluation.sentence());
     if p.domain == Domain::TwoWayTime
         && result.velocity_analysis.is_none()
         && let Some(why) = &p.why_two_way_time
@@ -213,6 +214,8 @@ pub(super) fn process_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResu
     .number("n_traces", p.n_traces)
     .number("n_samples", p.n_samples)
     .number("steps_applied", applied)
+    .number("quality_score", result.evaluation.score)
+    .number("passed", result.evaluation.passed)
     .number("vertical_step", p.vertical_step);
     if let Some(v) = &p.velocity {
         held = held.number("velocity_m_per_ns", v.velocity_m_per_ns);

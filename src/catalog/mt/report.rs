@@ -120,7 +120,7 @@ pub fn evaluation_report(inv: &MtInversions, evals: &[mt::MtEvaluation]) -> Stri
             "not estimated"
         }
     );
-    md.push_str("\n| Site | Data | Layers | Iterations | RMS | χ² | μ | DOI (m) | Static shift | Score | Passed | Dimensionality |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("\n| Site | Data | Layers | Iterations | RMS | χ² | μ | DOI | Static shift | Score | Passed | Dimensionality |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (s, e) in inv.sites.iter().zip(evals) {
         let r = &s.result;
         let _ = writeln!(
@@ -133,7 +133,7 @@ pub fn evaluation_report(inv: &MtInversions, evals: &[mt::MtEvaluation]) -> Stri
             r.rms,
             r.chi2,
             sci(r.lambda),
-            r.doi_m.map_or(String::new(), |d| format!("{d:.0}")),
+            r.doi_m.map_or(String::new(), mt::quality::depth_words),
             e.static_shift_factor.map_or(String::new(), |f| format!(
                 "×{f:.2}{}",
                 if e.static_shift_flagged {
@@ -143,7 +143,11 @@ pub fn evaluation_report(inv: &MtInversions, evals: &[mt::MtEvaluation]) -> Stri
                 }
             )),
             e.quality_score,
-            if e.quality.passed { "yes" } else { "no" },
+            if e.quality.passed {
+                "yes".to_string()
+            } else {
+                format!("no ({})", e.quality.failed_checks().join(", "))
+            },
             e.dimensionality.map_or("", |d| d.word()),
         );
     }

@@ -110,7 +110,7 @@ pub fn invert_mt(ctx: &mut RunContext) -> crate::runtime::ToolResult {
                 r.n_data,
                 r.n_cells,
                 r.doi_m
-                    .map(|d| format!(", DOI ≈ {d:.0} m"))
+                    .map(|d| format!(", DOI ≈ {}", mt::quality::depth_words(d)))
                     .unwrap_or_default(),
                 if r.reached_target {
                     String::new()
@@ -217,7 +217,17 @@ pub fn evaluate_mt(ctx: &mut RunContext) -> crate::runtime::ToolResult {
         score,
         evals
             .iter()
-            .map(|e| format!("{} {:.0} at RMS {:.2}", e.site, e.quality_score, e.rms))
+            .map(|e| {
+                let verdict = if e.quality.passed {
+                    String::new()
+                } else {
+                    format!(" (does not pass: {})", e.quality.failed_checks().join(", "))
+                };
+                format!(
+                    "{} {:.0} at RMS {:.2}{verdict}",
+                    e.site, e.quality_score, e.rms
+                )
+            })
             .collect::<Vec<_>>()
             .join(", "),
         if not_one_d.is_empty() {

@@ -90,7 +90,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .when(|ctx| ctx.has(&[keys::SEISMIC_TRAVELTIMES]) || ctx.has(&[keys::SEISMIC_PICKS])),
             Tool::new(
                 "evaluate_seismic_inversion",
-                "Score the seismic velocity model by the shared quality rubric (data fit, ray coverage, plausibility, convergence) and, when it fails, re-invert with λ halved or doubled (max_attempts, auto_adjust), keeping the best model.",
+                "Score the seismic velocity model by the shared quality rubric (data fit, ray coverage of the interpreted zone, plausibility, convergence, residual pattern by shot and offset, oscillation) and, when it fails, re-invert with λ halved or doubled (max_attempts, auto_adjust), keeping the best model.",
                 evaluate_seismic_inversion,
             )
             .requires(&[keys::SEISMIC_RESULTS])

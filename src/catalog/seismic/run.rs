@@ -228,7 +228,7 @@ pub fn evaluate(
                     invert_tomography(&model.data, &p, &mut |_, _| {}, cancel)?
                 }
             };
-            let ev = evaluate_model(&inv);
+            let ev = evaluate_model(&inv, &model.data);
             let (chi2, q) = (inv.chi2, ev.quality.clone());
             Ok::<_, crate::methods::seismic::inversion::InversionError>(((inv, ev), chi2, q))
         },

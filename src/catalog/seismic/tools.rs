@@ -242,16 +242,11 @@ pub fn evaluate_seismic_inversion(ctx: &mut RunContext) -> ToolResult {
         md.push_str(&format!("\n- {n}"));
     }
     let summary = format!(
-        "Quality {:.0}/100 ({}): χ² {:.2}, rrms {:.2} %, {:.0} % of cells covered, {} cells at a bound; {} attempt(s), kept λ {:.3}{}.",
-        ev.quality_score,
-        if ev.quality.passed {
-            "pass"
-        } else {
-            "below the pass mark"
-        },
+        "{}. χ² {:.2}, rrms {:.2} %, {:.0} % of the interpreted zone covered, {} cells at a bound; {} attempt(s), kept λ {:.3}{}.",
+        ev.quality.sentence(),
         ev.chi2,
         ev.rrms_percent,
-        100.0 * ev.coverage_fraction,
+        100.0 * ev.zone_coverage_fraction,
         ev.n_cells_at_bounds,
         retried.attempts.len(),
         inv.lambda,
@@ -276,6 +271,7 @@ pub fn evaluate_seismic_inversion(ctx: &mut RunContext) -> ToolResult {
     .number("chi2", ev.chi2)
     .number("rrms_percent", ev.rrms_percent)
     .number("coverage_fraction", ev.coverage_fraction)
+    .number("zone_coverage_fraction", ev.zone_coverage_fraction)
     .number("attempts", retried.attempts.len())
     .number("lambda", inv.lambda)
     .report(md);

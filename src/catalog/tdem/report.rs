@@ -227,7 +227,7 @@ pub(super) fn invert_summary(inv: &TdemInversion) -> String {
 
 pub(super) fn evaluation_report(ev: &TdemEvaluation) -> String {
     let mut md = format!(
-        "**Verdict.** {} (pass: overall ≥ {:.0} and data fit ≥ 60).\n\n| Component | Weight | Score | Basis |\n|---|---|---|---|\n",
+        "**Verdict.** {} (pass: overall ≥ {:.0}, data fit ≥ 60, residual pattern and resolution ≥ 50).\n\n| Component | Weight | Score | Basis |\n|---|---|---|---|\n",
         ev.quality.sentence(),
         ev.quality.threshold
     );

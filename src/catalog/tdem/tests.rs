@@ -98,7 +98,7 @@ fn langeoog_loads_inverts_and_passes_with_figures() {
     assert!(
         ev.report_markdown()
             .unwrap()
-            .contains("| data fit | 0.55 |")
+            .contains("| data fit | 0.45 |")
     );
     assert!(
         ctx.steps[2].summary.contains("meets the 70 threshold"),

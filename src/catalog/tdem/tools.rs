@@ -147,11 +147,12 @@ pub(super) fn evaluate_tdem_inversion(ctx: &mut RunContext) -> ToolResult {
     };
     let resolved = ev.soundings.iter().filter(|s| s.resolved).count();
     let summary = format!(
-        "{}: data fit {}, resolution {}, plausibility {}; {} attempt(s), {}; {} of {} sounding(s) resolved below the fourth layer.",
+        "{}. Components: data fit {}, resolution {}, plausibility {}, residual pattern by gate {}; {} attempt(s), {}; {} of {} sounding(s) resolved below the fourth layer.",
         ev.quality.sentence(),
         comp("data_fit"),
         comp("resolution"),
         comp("plausibility"),
+        comp("residual_pattern"),
         ev.attempts.len(),
         if ev.replaced {
             format!(

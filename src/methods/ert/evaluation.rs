@@ -1,24 +1,33 @@
 //! The quality of an ERT model by the shared rubric ([`crate::methods::quality`]), with
 //! ERT's components and weights (peer-studio.md §3.1):
 //!
-//! * **data fit** (0.40): the χ² score and its band;
-//! * **smoothness** (0.25): from the contrasts c = |Δ log10 ρ| between neighbouring cells:
+//! * **data fit** (0.35): the χ² score and its band;
+//! * **smoothness** (0.20): from the contrasts c = |Δ log10 ρ| between neighbouring cells:
 //!   100 − 5·std(c)/mean(c), capped at 50 when one contrast exceeds a factor 100 (2 decades);
-//! * **physical plausibility** (0.25): 100 − 200·(share of cells outside 1–10⁴ Ω·m + share
+//! * **physical plausibility** (0.20): 100 − 200·(share of cells outside 1–10⁴ Ω·m + share
 //!   within 2 % of a bound in log ρ), times 0.8 when max/min ρ exceeds 1000; ERT also requires
 //!   this component ≥ 70 to pass;
 //! * **convergence** (0.10): 100 when the iterations stopped at the target χ² or because χ²
 //!   stopped improving (the solver's own verdict), otherwise the slope rule of
-//!   [`crate::methods::quality::convergence_score`]; 60 when fewer than three χ² values exist.
+//!   [`crate::methods::quality::convergence_score`]; 60 when fewer than three χ² values exist;
+//! * **residual pattern** (0.15), a check that does not come from the size of the misfit: the
+//!   normalised residuals ln(ρa_obs/ρa_pred)/ε grouped by pseudosection level (the span of the
+//!   quadrupole in electrode spacings, a proxy of the pseudodepth) and by electrode (each
+//!   datum counts for its four electrodes); a group whose mean stands out of the scatter is a
+//!   pattern ([`crate::methods::residuals`]), and below the check pass mark (50) the model
+//!   fails whatever its score.
 //!
 //! A failing model is inverted again with λ halved (underfit) or doubled (overfit), at most
 //! `max_attempts` times in all, keeping the best ([`crate::methods::quality::retry_lambda`]).
 
 use super::inversion::{InversionError, InversionResult, StopReason};
+use super::survey::Quadrupole;
 use super::timelapse::TimeLapseResult;
 use crate::methods::quality::{
-    Attempt, Component, MAX_ATTEMPTS, QUALITY_THRESHOLD, Quality, convergence_score, retry_lambda,
+    Attempt, CHECK_PASS, Component, MAX_ATTEMPTS, QUALITY_THRESHOLD, Quality, convergence_score,
+    retry_lambda,
 };
+use crate::methods::residuals::{ResidualPattern, residual_component};
 use serde::{Deserialize, Serialize};
 
 /// The plausible resistivity range, Ω·m.
@@ -133,8 +142,43 @@ pub fn convergence(chi2_history: &[f64], stop: StopReason, weight: f64) -> Compo
     }
 }
 
+/// Observed and predicted ρa (Ω·m) and relative errors of one survey.
+pub type Fit<'a> = (&'a [f64], &'a [f64], &'a [f64]);
+
+/// The residual patterns of one or several surveys on the same quadrupoles (module docs):
+/// by pseudosection level and by electrode.
+pub fn residual_patterns(quads: &[Quadrupole], fits: &[Fit]) -> Vec<ResidualPattern> {
+    let nq = quads.len().max(1);
+    let r: Vec<f64> = fits
+        .iter()
+        .flat_map(|(obs, pred, err)| {
+            obs.iter()
+                .zip(pred.iter())
+                .zip(err.iter())
+                .map(|((o, p), e)| (o / p).ln() / e)
+        })
+        .collect();
+    let electrodes = |i: usize| -> Vec<usize> {
+        let q = quads.get(i % nq);
+        q.map(|q| [q.a, q.b, q.m, q.n].into_iter().flatten().collect())
+            .unwrap_or_default()
+    };
+    let level = |i: usize| -> Vec<usize> {
+        let e = electrodes(i);
+        match (e.iter().min(), e.iter().max()) {
+            (Some(lo), Some(hi)) => vec![hi - lo],
+            _ => Vec::new(),
+        }
+    };
+    vec![
+        ResidualPattern::by_group("pseudosection level (span in electrodes)", &r, level),
+        ResidualPattern::by_group("electrode", &r, electrodes),
+    ]
+}
+
 /// The quality of a model described by its final χ², χ² history, stop reason, resistivities
-/// (one or several time steps, each with the same neighbours) and bounds.
+/// (one or several time steps, each with the same neighbours), bounds and residual patterns.
+#[allow(clippy::too_many_arguments)]
 pub fn assess_models(
     chi2: f64,
     chi2_history: &[f64],
@@ -142,6 +186,7 @@ pub fn assess_models(
     models: &[&[f64]],
     neighbours: &[[usize; 2]],
     bounds: (f64, f64),
+    patterns: &[ResidualPattern],
     threshold: f64,
 ) -> Quality {
     let (mut s_sum, mut notes_s) = (0.0, Vec::new());
@@ -156,15 +201,15 @@ pub fn assess_models(
     }
     let k = models.len().max(1) as f64;
     let components = vec![
-        Component::data_fit(0.40, chi2),
-        Component::scored("smoothness", 0.25, s_sum / k, notes_s.join("; ")),
-        Component::scored("plausibility", 0.25, p_min, notes_p.join("; ")),
+        Component::data_fit(0.35, chi2),
+        Component::scored("smoothness", 0.20, s_sum / k, notes_s.join("; ")),
+        Component::scored("plausibility", 0.20, p_min, notes_p.join("; ")),
         convergence(chi2_history, stop, 0.10),
+        residual_component(0.15, patterns, &[]),
     ];
     let mut q = Quality::from_components(components, Some(chi2), threshold);
-    if q.component("plausibility").unwrap_or(0.0) < PLAUSIBILITY_PASS {
-        q.passed = false;
-    }
+    q.require("plausibility", PLAUSIBILITY_PASS);
+    q.require("residual_pattern", CHECK_PASS);
     q
 }
 
@@ -188,6 +233,10 @@ impl Assessable for InversionResult {
                 self.params.lower_ohm_m,
                 self.params.upper_ohm_m.unwrap_or(f64::INFINITY),
             ),
+            &residual_patterns(
+                &self.data.quadrupoles,
+                &[(&self.rhoa_obs_ohm_m, &self.rhoa_pred_ohm_m, &self.data.err)],
+            ),
             threshold,
         )
     }
@@ -200,6 +249,17 @@ impl Assessable for InversionResult {
 impl Assessable for TimeLapseResult {
     fn assess(&self, threshold: f64) -> Quality {
         let models: Vec<&[f64]> = self.steps.iter().map(|s| s.rho_ohm_m.as_slice()).collect();
+        let fits: Vec<Fit> = self
+            .steps
+            .iter()
+            .map(|s| {
+                (
+                    s.rhoa_obs_ohm_m.as_slice(),
+                    s.rhoa_pred_ohm_m.as_slice(),
+                    s.err.as_slice(),
+                )
+            })
+            .collect();
         assess_models(
             self.chi2,
             &self.chi2_history,
@@ -210,6 +270,7 @@ impl Assessable for TimeLapseResult {
                 self.params.lower_ohm_m,
                 self.params.upper_ohm_m.unwrap_or(f64::INFINITY),
             ),
+            &residual_patterns(&self.quadrupoles, &fits),
             threshold,
         )
     }
@@ -295,6 +356,41 @@ mod tests {
         assert_eq!(s, 100.0);
         let (s2, _) = smoothness(&[10.0, 10.0, 10000.0, 10000.0, 10000.0], &nb);
         assert!(s2 <= 50.0);
+    }
+
+    /// Dipole–dipole quadrupoles on 20 electrodes (a = 1, n = 1…4, 62 data). Residuals
+    /// alternate ±1 datum by datum (no pattern); then the 4 data using electrode 0 are
+    /// shifted by +3 errors: by hand s = √((58 + 16 + 4 + 4 + 16)/62) ≈ 1.26, the group's
+    /// z = 3·√4/1.26 ≈ 4.8 (flagged) and bias e = 3/1.26 ≈ 2.4 > 1.75: the check fails.
+    #[test]
+    fn a_bad_electrode_is_a_residual_pattern() {
+        let quads: Vec<Quadrupole> = (1..=4)
+            .flat_map(|n| {
+                (0..20 - 2 - n).map(move |i| Quadrupole::new(i, i + 1, i + 1 + n, i + 2 + n))
+            })
+            .collect();
+        let nd = quads.len();
+        let pred = vec![100.0; nd];
+        let err = vec![0.02; nd];
+        let clean: Vec<f64> = (0..nd)
+            .map(|i| 100.0 * (0.02f64 * if i % 2 == 0 { 1.0 } else { -1.0 }).exp())
+            .collect();
+        let p = residual_patterns(&quads, &[(&clean, &pred, &err)]);
+        let c = residual_component(0.15, &p, &[]);
+        assert_eq!(c.score, Some(100.0), "{}", c.note);
+        let uses0 = |q: &Quadrupole| [q.a, q.b, q.m, q.n].contains(&Some(0));
+        let biased: Vec<f64> = clean
+            .iter()
+            .zip(&quads)
+            .map(|(o, q)| if uses0(q) { o * (0.06f64).exp() } else { *o })
+            .collect();
+        let p = residual_patterns(&quads, &[(&biased, &pred, &err)]);
+        assert_eq!(
+            p[1].worst.as_ref().map(|g| g.key.as_str()),
+            Some("electrode 0")
+        );
+        let c = residual_component(0.15, &p, &[]);
+        assert!(c.score.unwrap() < CHECK_PASS, "{}", c.note);
     }
 
     #[test]

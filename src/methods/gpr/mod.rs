@@ -25,6 +25,7 @@ mod bin;
 pub mod depth;
 pub mod dt1;
 pub mod dzt;
+pub mod evaluation;
 pub mod filters;
 pub mod interpret;
 pub mod line;

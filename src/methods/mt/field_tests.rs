@@ -356,7 +356,7 @@ fn occam_runs_on_every_staged_site() {
         )
         .unwrap();
         let ind = static_shift_indicator(&both);
-        let ev = evaluate_mt_inversion(&tf.site, &r, ind.as_ref(), Some(&d));
+        let ev = evaluate_mt_inversion(&s, &r, ind.as_ref(), Some(&d));
         assert!(ev.quality_score.is_finite());
         eprintln!("{f}: {} | {}", ev.summary, r.stop_reason);
     }

@@ -72,9 +72,11 @@ pub fn invert_sounding(
     progress: Option<&mut Progress<'_>>,
     cancel: Option<&AtomicBool>,
 ) -> Result<MtSiteInversion, MtError> {
-    let result: OccamResult = invert_occam(&sounding, occam_opts, progress, cancel)?;
-    let evaluation =
-        evaluate_mt_inversion(&sounding.site, &result, indicator.as_ref(), dims.as_ref());
+    let mut result: OccamResult = invert_occam(&sounding, occam_opts, progress, cancel)?;
+    let evaluation = evaluate_mt_inversion(&sounding, &result, indicator.as_ref(), dims.as_ref());
+    // The depth of investigation everyone reads (figures, tables, water content) is the
+    // evaluation's: the Bostick depth of the longest period fitted, not of the longest period.
+    result.doi_m = evaluation.doi_m;
     Ok(MtSiteInversion {
         site: sounding.site.clone(),
         sounding,

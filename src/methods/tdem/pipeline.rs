@@ -9,7 +9,7 @@ use super::forward::{LayeredEarth, LoopShape, Receiver, TemSystem, Waveform};
 use super::invert::{InversionError, LambdaMode, Progress};
 use super::kriging::{KrigingError, PlanMap, plan_view_maps};
 use super::params::{ParamsError, TdemParams};
-use super::quality::resolved;
+use super::quality::{judge, resolved};
 use super::readers::{TdemFile, attach_geometry, read_geometry, read_tdem_file};
 use super::survey::{SurveyInversion, SurveySettings, invert_survey};
 use crate::methods::io::ReadError;
@@ -599,10 +599,6 @@ pub struct TdemEvaluation {
     pub soundings: Vec<SoundingVerdict>,
 }
 
-fn with_threshold(q: &Quality, chi2: f64, threshold: f64) -> Quality {
-    Quality::from_components(q.components.clone(), Some(chi2), threshold)
-}
-
 /// Judge `inv` by the shared rubric (TDEM weights: fit, resolution against the DOI,
 /// plausibility). With a fixed λ and a failing verdict, invert again with λ halved
 /// (underfit) or doubled (overfit), at most `max_attempts` inversions, and keep the
@@ -615,7 +611,12 @@ pub fn evaluate_inversion(
     mut progress: Progress<'_>,
     cancel: &AtomicBool,
 ) -> Result<TdemEvaluation, PipelineError> {
-    let q0 = with_threshold(&inv.survey.quality, inv.chi2(), options.threshold);
+    let q0 = judge(
+        &inv.survey.quality,
+        &inv.fits,
+        inv.chi2(),
+        options.threshold,
+    );
     let verdicts = |inv: &TdemInversion| -> Vec<SoundingVerdict> {
         inv.fits
             .iter()
@@ -700,8 +701,9 @@ pub fn evaluate_inversion(
                 )?
             }
         };
-        let q = with_threshold(
+        let q = judge(
             &candidate.survey.quality,
+            &candidate.fits,
             candidate.chi2(),
             options.threshold,
         );

@@ -1,6 +1,7 @@
-//! TDEM model quality by the shared rubric ([`crate::methods::quality`]): data fit (0.55),
-//! resolution against the depth of investigation (0.25) and physical plausibility (0.20),
-//! the weights of the peer studio's TDEM evaluation (reference/peer-studio.md §3.1).
+//! TDEM model quality by the shared rubric ([`crate::methods::quality`]): data fit (0.45),
+//! resolution against the depth of investigation (0.20), physical plausibility (0.20) and the
+//! residual pattern by gate (0.15) — the peer studio's TDEM components
+//! (reference/peer-studio.md §3.1) with the gate check of issue 21 added.
 //!
 //! * **data fit**: one sounding, the rubric's χ² score; a line, 0.6·score(median χ²) +
 //!   40·(share of soundings with χ² ≤ 2);
@@ -8,15 +9,61 @@
 //!   has no DOI or its DOI does not reach below the third layer (the model says nothing
 //!   beyond the near surface);
 //! * **plausibility**: 100 − 300·(share of layers above the DOI within 2 % (in ln ρ) of a
-//!   resistivity bound) − 300·(share outside 0.1–10⁵ Ω·m), floored at 0.
+//!   resistivity bound) − 300·(share outside 0.1–10⁵ Ω·m), floored at 0;
+//! * **residual pattern** ([`gate_residuals`]), a check that does not come from the size of
+//!   the misfit: the normalised residuals (d − f)/σ of every sounding grouped by gate and by
+//!   time third (early, middle, late gates: an early- or late-time bias), and the runs of
+//!   same-sign residuals along the gates ([`crate::methods::residuals`]).
+//!
+//! The model passes when the rubric passes and the residual pattern and the resolution each
+//! reach the check pass mark (50).
 
 use super::forward::LayeredEarth;
 use super::invert::{Doi, SmoothResult};
 use super::line::LineResult;
-use crate::methods::quality::{Component, QUALITY_THRESHOLD, Quality, chi2_score};
+use super::pipeline::SoundingFit;
+use crate::methods::quality::{CHECK_PASS, Component, QUALITY_THRESHOLD, Quality, chi2_score};
+use crate::methods::residuals::{ResidualPattern, SignRuns, residual_component};
 
-/// Weights of the TDEM components.
-pub const WEIGHTS: (f64, f64, f64) = (0.55, 0.25, 0.20);
+/// Weights of the TDEM components (data fit, resolution, plausibility).
+pub const WEIGHTS: (f64, f64, f64) = (0.45, 0.20, 0.20);
+/// Weight of the residual-pattern check.
+pub const W_RESIDUALS: f64 = 0.15;
+
+/// The residual-pattern component of a set of fitted soundings (module docs).
+pub fn gate_residuals(fits: &[SoundingFit]) -> Component {
+    let mut r = Vec::new();
+    let mut gate = Vec::new();
+    for f in fits {
+        let res = f.residuals();
+        let n = res.len().max(1);
+        gate.extend((0..res.len()).map(|k| (k, n)));
+        r.extend(res);
+    }
+    let by_gate = ResidualPattern::by_group("gate", &r, |i| vec![gate[i].0 + 1]);
+    let by_third = ResidualPattern::by_group("time third (1 early, 3 late)", &r, |i| {
+        let (k, n) = gate[i];
+        vec![3 * k / n + 1]
+    });
+    let runs = SignRuns::of("the gates of each sounding in turn", &r);
+    residual_component(W_RESIDUALS, &[by_gate, by_third], &[runs])
+}
+
+/// The verdict of the line or soundings whose rubric is `q` (the survey inversion's), with
+/// the residual pattern of `fits` added and the checks required (module docs).
+pub fn judge(q: &Quality, fits: &[SoundingFit], chi2: f64, threshold: f64) -> Quality {
+    let mut components: Vec<Component> = q
+        .components
+        .iter()
+        .filter(|c| c.name != "residual_pattern")
+        .cloned()
+        .collect();
+    components.push(gate_residuals(fits));
+    let mut out = Quality::from_components(components, Some(chi2), threshold);
+    out.require("residual_pattern", CHECK_PASS);
+    out.require("resolution", CHECK_PASS);
+    out
+}
 
 /// The physically plausible resistivity range [Ω·m] (peer studio `RESISTIVITY_RANGE`).
 pub const RHO_RANGE_OHM_M: (f64, f64) = (0.1, 1e5);

@@ -492,7 +492,8 @@ impl GprPanel {
             "Distance along the line (m)"
         };
         ui.label(format!(
-            "Grey scale: amplitude, black positive, white negative, clipped at ±{clip:.4}"
+            "Grey scale: amplitude, black positive, white negative, clipped at ±{}",
+            crate::catalog::kit::format::num(clip)
         ));
         Plot::new("gpr_radargram_plot")
             .height(360.0)
