@@ -9,11 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
-use hydrogeo_studio::catalog;
 use hydrogeo_studio::catalog::kit::format::pm;
-use hydrogeo_studio::runtime::Project;
-use hydrogeo_studio::runtime::session::{RunOutcome, run};
 use serde_json::Value;
+
+mod support;
+use support::answers::{answer, centroid_within, result_of, run_project};
 
 fn copy_tree(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).expect("create folder");
@@ -31,26 +31,6 @@ fn copy_tree(src: &Path, dst: &Path) {
             std::fs::copy(&path, dst.join(name)).expect("copy file");
         }
     }
-}
-
-fn run_project(dir: &Path, goal: Option<&str>) -> RunOutcome {
-    let mut project = Project::load(dir).expect("project.json loads");
-    if let Some(g) = goal {
-        project.goal = g.to_string();
-    }
-    run(catalog::run_spec(project), &catalog::registry(), None).expect("run folder")
-}
-
-fn result_of(out: &RunOutcome) -> Value {
-    let text = std::fs::read_to_string(out.dir.join("result.json")).expect("result.json");
-    serde_json::from_str(&text).expect("result.json parses")
-}
-
-fn answer<'a>(result: &'a Value, kind: &str) -> &'a Value {
-    result["answers"]
-        .as_array()
-        .and_then(|a| a.iter().find(|a| a["kind"] == kind))
-        .unwrap_or_else(|| panic!("no {kind} answer in {}", result["answers"]))
 }
 
 fn example() -> (tempfile::TempDir, PathBuf) {
@@ -138,12 +118,7 @@ fn the_example_goal_is_answered_within_the_truths_tolerances() {
     eprintln!("water table: {}", wt["sentence"]);
     let ch = answer(&result, "change");
     eprintln!("change: {}", ch["where"]);
-    let (x, d) = (
-        ch["where"]["centroid_x_m"].as_f64().unwrap(),
-        ch["where"]["centroid_depth_m"].as_f64().unwrap(),
-    );
-    assert!((x - 40.0).abs() <= 5.0, "centroid x {x}");
-    assert!((d - 7.5).abs() <= 2.5, "centroid depth {d}");
+    centroid_within(ch, 40.0, 7.5, 5.0, 2.5);
     assert_eq!(ch["details"]["conductor_trend"], "growing", "{ch}");
     assert!(
         ch["value"].as_f64().unwrap() < 0.0,

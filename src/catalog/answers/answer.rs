@@ -323,7 +323,7 @@ mod tests {
         assert!((a.uncertainty.unwrap() - 0.385).abs() < 1e-3, "{a:?}");
         assert!(
             a.sentence
-                .starts_with("The water table lies at 4.06 ± 0.38 m below ground"),
+                .starts_with("The water table lies at 4.06 ± 0.39 m below ground"),
             "{}",
             a.sentence
         );

@@ -248,3 +248,33 @@ pub fn bedrock(ctx: &RunContext, s: &AnswerSettings) -> Gathered {
     }
     g
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A velocity given without its error is taken to the settings' stated default (10 %,
+    /// 25 % for a header permittivity) and the words say which setting it was; with no
+    /// velocity there is no depth, so no error either. 4.1 m at 10 % is 0.41 m of depth
+    /// error (depth = v·t/2 scales with v).
+    #[test]
+    fn a_velocity_without_its_error_gets_the_stated_default() {
+        let s = AnswerSettings::default();
+        let (rel, _, words) = velocity_error(VelocityOrigin::UserVelocity, &s);
+        assert_eq!(rel, 0.10);
+        assert!(words.contains("gpr_velocity_relative_sigma"), "{words}");
+        let (rel, origin, words) = velocity_error(VelocityOrigin::HeaderPermittivity, &s);
+        assert_eq!(rel, 0.25);
+        assert!(origin.contains("not measured") && words.contains("header"));
+        assert_eq!(velocity_error(VelocityOrigin::None, &s).0, 0.0);
+        let custom = AnswerSettings {
+            gpr_velocity_relative_sigma: 0.05,
+            ..s
+        };
+        assert_eq!(
+            velocity_error(VelocityOrigin::UserPermittivity, &custom).0,
+            0.05
+        );
+        assert!((4.1 * velocity_error(VelocityOrigin::UserVelocity, &s).0 - 0.41).abs() < 1e-12);
+    }
+}

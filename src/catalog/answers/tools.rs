@@ -289,22 +289,20 @@ pub fn water_content_answer(
         .iter()
         .map(|b| {
             format!(
-                "{}–{} m {} ± {}",
+                "{}–{} m {}",
                 num(b.depth_top_m),
                 num(b.depth_bottom_m),
-                num(b.theta_m3_per_m3),
-                num(b.sigma_m3_per_m3)
+                pm(b.theta_m3_per_m3, b.sigma_m3_per_m3)
             )
         })
         .collect();
     let sentence = format!(
-        "The water content {} is {} ± {} m³/m³ (ERT, {label}, Monte Carlo spread of the petrophysical prior: {}). Per depth: {}.",
+        "The water content {} is {} m³/m³ (ERT, {label}, Monte Carlo spread of the petrophysical prior: {}). Per depth: {}.",
         q.at_depth_m.map_or_else(
             || "of the covered section (median)".to_string(),
             |d| format!("at {} m", num(d))
         ),
-        num(c.theta_m3_per_m3),
-        num(c.sigma_m3_per_m3),
+        pm(c.theta_m3_per_m3, c.sigma_m3_per_m3),
         wc.prior_statement,
         table.join("; ")
     );
