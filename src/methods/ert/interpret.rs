@@ -9,8 +9,12 @@
 //! `g ≤ g_min / 2`), placed at the gradient-weighted middle of the peak.
 //! A profile gives no depth when the strongest decrease is smaller than `MIN_DROP_LOG10`
 //! (a fall of less than 20 % is not a saturated zone). The method's resolution at that
-//! depth is the half-width at half-minimum of the gradient peak: a smooth inversion spreads
-//! the step over several cells, and that width is how well the model places it.
+//! depth is the half-width at half-minimum of the gradient peak — a smooth inversion spreads
+//! the step over several cells, and that width is how well the model places it — but never
+//! less than half the mean height of the two cells the step lies between: a model that is
+//! constant per cell puts every step on a cell boundary, so one sharp step says only that
+//! the boundary lies within about a cell (the same floor the seismic reading takes from its
+//! grid rows). `σ = max(w_half, (h_above + h_below)/4)`.
 //!
 //! **Change.** Per time step, the cells whose change against the baseline has the sign of
 //! the largest change and at least `threshold_percent` in size (and enough coverage) form
@@ -100,6 +104,19 @@ fn strongest_drop(profile: &[Option<f64>], dz_m: f64) -> Option<(f64, f64)> {
     Some((depth, half_width))
 }
 
+/// The vertical extent of the cell at `(x, z)`, m (0 outside the mesh).
+fn cell_height_m(section: &ModelSection, x: f64, z: f64) -> f64 {
+    section.param_at(x, z).map_or(0.0, |j| {
+        let p = section.param_polygon(j);
+        let (lo, hi) = p
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v[1]), b.max(v[1]))
+            });
+        hi - lo
+    })
+}
+
 /// Whether each parameter's coverage is at least `min_coverage` of the largest.
 pub fn covered_cells(coverage: &[f64], min_coverage: f64) -> Vec<bool> {
     let max = coverage.iter().copied().fold(0.0, f64::max);
@@ -124,8 +141,11 @@ pub fn water_table(
     for &x in xs.iter().skip(1).take(xs.len().saturating_sub(2)) {
         let p = log_profile(section, rho_ohm_m, &covered, x, dz, max_depth_m);
         if let Some((d, w)) = strongest_drop(&p, dz) {
-            profile.push(x, d, interp(&section.surface_xz, x) - d);
-            widths.push(w);
+            let z = interp(&section.surface_xz, x) - d;
+            profile.push(x, d, z);
+            let h =
+                cell_height_m(section, x, z + 0.5 * dz) + cell_height_m(section, x, z - 0.5 * dz);
+            widths.push(w.max(0.25 * h));
         }
     }
     let resolution = median(&widths)?;
@@ -321,6 +341,56 @@ mod tests {
             .map(|k| Some(if k < 10 { 2.0 } else { 1.95 }))
             .collect();
         assert!(strongest_drop(&small, dz).is_none());
+    }
+
+    /// A triangulated section 10 m long, flat surface at z = 0, rows 1 m tall down to 4 m and
+    /// 2 m tall below, 500 Ω·m above 4 m and 100 Ω·m below, electrodes every metre. The
+    /// step is sharp, so the gradient peak is one 0.25 m sample wide (half-width 0.125 m);
+    /// but a model constant per cell says only that the boundary lies within about a cell:
+    /// the resolution is (1 + 2)/4 = 0.75 m (module docs), and the depth 4 m ± one sample.
+    #[test]
+    fn a_sharp_step_on_coarse_cells_is_placed_no_better_than_the_cells() {
+        let xs: Vec<f64> = (0..=10).map(f64::from).collect();
+        let zs = [0.0, -1.0, -2.0, -3.0, -4.0, -6.0, -8.0, -10.0, -12.0];
+        let node = |i: usize, k: usize| k * xs.len() + i;
+        let nodes: Vec<[f64; 2]> = zs
+            .iter()
+            .flat_map(|&z| xs.iter().map(move |&x| [x, z]))
+            .collect();
+        let mut cells = Vec::new();
+        let mut rho = Vec::new();
+        for k in 0..zs.len() - 1 {
+            for i in 0..xs.len() - 1 {
+                let (ll, lr) = (node(i, k + 1), node(i + 1, k + 1));
+                let (ul, ur) = (node(i, k), node(i + 1, k));
+                cells.push([ll, lr, ur]);
+                cells.push([ll, ur, ul]);
+                let r = if zs[k] > -4.0 { 500.0 } else { 100.0 };
+                rho.extend([r, r]);
+            }
+        }
+        let mut s = graded_section();
+        let n = cells.len();
+        s.param_cell = (0..n).collect();
+        s.param_area_m2 = vec![1.0; n];
+        s.param_centroid_m = cells
+            .iter()
+            .map(|c| {
+                let p = c.map(|i| nodes[i]);
+                [
+                    (p[0][0] + p[1][0] + p[2][0]) / 3.0,
+                    (p[0][1] + p[1][1] + p[2][1]) / 3.0,
+                ]
+            })
+            .collect();
+        s.mesh.nodes = nodes;
+        s.mesh.cells = cells;
+        s.electrodes_xz = xs.iter().map(|&x| [x, 0.0]).collect();
+        s.surface_xz = vec![[0.0, 0.0], [10.0, 0.0]];
+        let e = water_table(&s, &rho, &vec![1.0; n], 0.0, 11.0).expect("a water table");
+        assert!((e.depth_m - 4.0).abs() <= 0.25, "{e:?}");
+        assert!((e.resolution_m - 0.75).abs() < 1e-9, "{e:?}");
+        assert!(e.uncertainty_m >= 0.75, "{e:?}");
     }
 
     /// Cells of a flat section (surface at z = 0): 1 m columns from x = 0 to 80 m, layers
