@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use hydrogeo_studio::example::{Truth, write_project_from};
+use hydrogeo_studio::example::{Plume, Truth, write_project_from};
 use serde_json::Value;
 
 mod support;
@@ -41,11 +41,17 @@ fn water_table_within(result: &Value, depth_m: f64) {
 #[ignore = "issue 20, open: the water table (ERT and GPR within 0.5 m of 2 m), the centroid x (62.5 m) and the trend (shrinking) pass, but the centroid depth is 3.1 m against 6.5 +/- 2.5 m (measured 2026-12-02): a shrinking conductor leaves a resistivity increase in the annulus it vacated, up to +2572 % in its top above the water table against tens of % below, so the half-maximum contour of the percent change holds only the annulus's shallow top"]
 fn a_shallow_water_table_and_a_shrinking_plume_elsewhere() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut t = Truth::default();
-    t.water_table_depth_m = 2.0;
-    t.plume.x_m = 62.0;
-    t.plume.depth_m = 6.5;
-    t.plume.radius_m = [5.5, 4.5, 3.5, 2.5];
+    let d = Truth::default();
+    let t = Truth {
+        water_table_depth_m: 2.0,
+        plume: Plume {
+            x_m: 62.0,
+            depth_m: 6.5,
+            radius_m: [5.5, 4.5, 3.5, 2.5],
+            ..d.plume.clone()
+        },
+        ..d
+    };
     let r = run_truth(&t, tmp.path());
     water_table_within(&r, 2.0);
     let ch = answer(&r, "change");
@@ -58,8 +64,10 @@ fn a_shallow_water_table_and_a_shrinking_plume_elsewhere() {
 #[ignore = "issue 20, open: with the water table at 8 m the answer is 5.7 m (measured 2026-12-02): ERT 5.75 m (the strongest decrease lies above the truth's), GPR 5.46 m (a flat event on 68 % of the traces near the end of its 5.6 m window is taken as a reflector), seismic 12.8 m (disagreeing)"]
 fn a_deep_water_table() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut t = Truth::default();
-    t.water_table_depth_m = 8.0;
+    let t = Truth {
+        water_table_depth_m: 8.0,
+        ..Truth::default()
+    };
     let r = run_truth(&t, tmp.path());
     let wt = answer(&r, "water_table_depth");
     assert_eq!(wt["status"], "answered", "{wt}");
@@ -78,8 +86,10 @@ fn a_deep_water_table() {
 #[test]
 fn bedrock_dipping_the_other_way() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut t = Truth::default();
-    t.bedrock = (12.0, -0.05);
+    let t = Truth {
+        bedrock: (12.0, -0.05),
+        ..Truth::default()
+    };
     write_project_from(&t, tmp.path()).expect("the example writes");
     let r = result_of(&run_project(
         tmp.path(),
