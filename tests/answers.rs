@@ -9,10 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
-use hydrogeo_studio::catalog;
-use hydrogeo_studio::runtime::Project;
-use hydrogeo_studio::runtime::session::{RunOutcome, run};
+use hydrogeo_studio::catalog::kit::format::pm;
 use serde_json::Value;
+
+mod support;
+use support::answers::{answer, centroid_within, result_of, run_project};
 
 fn copy_tree(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).expect("create folder");
@@ -32,26 +33,6 @@ fn copy_tree(src: &Path, dst: &Path) {
     }
 }
 
-fn run_project(dir: &Path, goal: Option<&str>) -> RunOutcome {
-    let mut project = Project::load(dir).expect("project.json loads");
-    if let Some(g) = goal {
-        project.goal = g.to_string();
-    }
-    run(catalog::run_spec(project), &catalog::registry(), None).expect("run folder")
-}
-
-fn result_of(out: &RunOutcome) -> Value {
-    let text = std::fs::read_to_string(out.dir.join("result.json")).expect("result.json");
-    serde_json::from_str(&text).expect("result.json parses")
-}
-
-fn answer<'a>(result: &'a Value, kind: &str) -> &'a Value {
-    result["answers"]
-        .as_array()
-        .and_then(|a| a.iter().find(|a| a["kind"] == kind))
-        .unwrap_or_else(|| panic!("no {kind} answer in {}", result["answers"]))
-}
-
 fn example() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temporary folder");
     let dst = tmp.path().join("example");
@@ -67,7 +48,6 @@ fn example() -> (tempfile::TempDir, PathBuf) {
 /// x = 40 m and 2.5 m of 7.5 m deep, growing; the water content per depth within the truth's
 /// Archie range (0.157–0.35 m³/m³, widened by twice the Monte Carlo σ of each band).
 #[test]
-#[ignore = "issue 20, open: the water table (within 0.5 m of 4 m, methods agreeing) and the plume's centroid x pass, but its centroid depth comes out 10.2 m against 7.5 +/- 2.5 m (measured 2026-12-02)"]
 fn the_example_goal_is_answered_within_the_truths_tolerances() {
     let (_tmp, dir) = example();
     let out = run_project(&dir, None);
@@ -96,14 +76,49 @@ fn the_example_goal_is_answered_within_the_truths_tolerances() {
         assert!((v - 4.0).abs() <= 0.5, "{} {v} m", e["method"]);
     }
     assert!((wt["value"].as_f64().unwrap() - 4.0).abs() <= 0.5, "{wt}");
-
-    let ch = answer(&result, "change");
-    let (x, d) = (
-        ch["where"]["centroid_x_m"].as_f64().unwrap(),
-        ch["where"]["centroid_depth_m"].as_f64().unwrap(),
+    // The sentence gives the uncertainty to two significant digits, the value to match.
+    let said = format!(
+        "The water table lies at {} m below ground",
+        pm(
+            wt["value"].as_f64().unwrap(),
+            wt["uncertainty"].as_f64().unwrap()
+        )
     );
-    assert!((x - 40.0).abs() <= 5.0, "centroid x {x}");
-    assert!((d - 7.5).abs() <= 2.5, "centroid depth {d}");
+    assert!(wt["sentence"].as_str().unwrap().starts_with(&said), "{wt}");
+    // The GPR depth carries its velocity's error: the project's 0.12 m/ns comes without one,
+    // so the default 10 % (answers_params) is in its σ, at least 0.1 · depth.
+    let gpr = wt["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["method"] == "GPR")
+        .unwrap_or_else(|| panic!("GPR evidence: {wt}"));
+    assert!(
+        gpr["uncertainty"].as_f64().unwrap() >= 0.1 * gpr["value"].as_f64().unwrap() - 1e-9,
+        "{gpr}"
+    );
+    // Every method left out of the combination is reported as disagreeing, with a reason.
+    for e in wt["evidence"].as_array().unwrap() {
+        if !wt["combined_from"]
+            .as_array()
+            .unwrap()
+            .contains(&e["method"])
+        {
+            assert_eq!(wt["agreement"], "disagree", "{wt}");
+            let named = wt["details"]["disagreeing"].as_array().is_some_and(|d| {
+                d.iter().any(|x| {
+                    x["method"] == e["method"]
+                        && x["likely_reason"].as_str().is_some_and(|r| !r.is_empty())
+                })
+            });
+            assert!(named, "{} not named as disagreeing: {wt}", e["method"]);
+        }
+    }
+
+    eprintln!("water table: {}", wt["sentence"]);
+    let ch = answer(&result, "change");
+    eprintln!("change: {}", ch["where"]);
+    centroid_within(ch, 40.0, 7.5, 5.0, 2.5);
     assert_eq!(ch["details"]["conductor_trend"], "growing", "{ch}");
     assert!(
         ch["value"].as_f64().unwrap() < 0.0,
@@ -175,11 +190,21 @@ fn unanswerable_and_missing_questions_say_why() {
 }
 
 /// Königsee (real picks): "How deep is the bedrock?" gets a depth profile whose median lies
-/// within 20 % of the median depth of pyGIMLi's 2000 m/s contour (its model per cell in
-/// tests/oracles, per 2 m column: the first covered cell from the top at ≥ 2000 m/s,
-/// interpolated from the one above; depth below the column's highest cell centre).
+/// within 20 % of the median depth of pyGIMLi's 2000 m/s contour, read from its model per
+/// cell (tests/oracles) the way the issue defines a contour depth and our interpretation
+/// reads its own model (`methods::seismic::interfaces` docs): vertical profiles every 1 m
+/// between the outer sensors, sampled every 0.25 m below the sensors' surface, the velocity
+/// of the cell whose centre is nearest (the model is constant per cell), the first crossing
+/// from the top with both samples covered, linearly interpolated.
+///
+/// An earlier reference took each 2 m strip's cells sorted by elevation and measured from the
+/// highest cell centre; it read 4.03 m, because the strip's shallowest crossing among
+/// triangles from 2 m of line comes first and the top cell centre lies ~0.45 m below the
+/// surface. Read as above, pyGIMLi's contour lies at 4.59 m (measured 2026-12-02; with the
+/// velocity interpolated between the three nearest cell centres instead, 4.85 m), so of our
+/// 5.04 m against the old 4.03 m about 0.55 m was the reference's reading and the rest
+/// (+0.45 m, +10 %) is the difference between the two inversions.
 #[test]
-#[ignore = "issue 20, open: our median bedrock depth is 5.04 m against 4.03 m for pyGIMLi's 2000 m/s contour (+25 %, the bound is 20 %; measured 2026-12-02)"]
 fn koenigsee_bedrock_depth_matches_pygimli_contour() {
     let Some(sgt) = hydrogeo_studio::field_data::data("seismic/gimli_koenigsee.sgt") else {
         return;
@@ -199,6 +224,23 @@ fn koenigsee_bedrock_depth_matches_pygimli_contour() {
     let depths = rock["where"]["depth_m"].as_array().unwrap();
     assert!(depths.len() >= 10, "a depth profile: {rock}");
 
+    let theirs = pygimli_contour_depths(&sgt, 2000.0);
+    assert!(
+        theirs.len() >= 20,
+        "pyGIMLi's contour found on {} profiles",
+        theirs.len()
+    );
+    let median = theirs[theirs.len() / 2];
+    eprintln!("Königsee bedrock: ours {ours:.2} m, pyGIMLi 2000 m/s contour {median:.2} m");
+    // The reference as measured when this reading was written (4.59 m, see above): a change
+    // of the oracle file or of the reading shows here first.
+    assert!((median - 4.59).abs() < 0.01, "pyGIMLi's contour {median}");
+    assert!((ours - median).abs() <= 0.2 * median, "{ours} vs {median}");
+}
+
+/// The depths (sorted) of the `v_mps` contour of pyGIMLi's Königsee model (the reading the
+/// test above describes).
+fn pygimli_contour_depths(sgt: &Path, v_mps: f64) -> Vec<f64> {
     let model: Value = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -221,38 +263,53 @@ fn koenigsee_bedrock_depth_matches_pygimli_contour() {
         col("velocity_m_per_s"),
         col("standardized_coverage"),
     );
-    let (x0, x1) = xs
+    let tt = hydrogeo_studio::methods::seismic::sgt::read_sgt(sgt).unwrap();
+    let mut sensors: Vec<(f64, f64)> = tt
+        .sensor_x_m
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-            (a.min(x), b.max(x))
-        });
-    let mut theirs = Vec::new();
-    let mut x = x0;
-    while x < x1 {
-        let mut cells: Vec<usize> = (0..xs.len())
-            .filter(|&i| xs[i] >= x && xs[i] < x + 2.0)
+        .copied()
+        .zip(tt.sensor_z_m.iter().copied())
+        .collect();
+    sensors.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let surface = |x: f64| {
+        sensors
+            .windows(2)
+            .find(|w| w[0].0 <= x && x <= w[1].0)
+            .map_or(sensors[0].1, |w| {
+                w[0].1 + (x - w[0].0) * (w[1].1 - w[0].1) / (w[1].0 - w[0].0)
+            })
+    };
+    let nearest = |x: f64, z: f64| {
+        (0..xs.len())
+            .min_by(|&a, &b| {
+                let d = |i: usize| (xs[i] - x).powi(2) + (zs[i] - z).powi(2);
+                d(a).total_cmp(&d(b))
+            })
+            .unwrap()
+    };
+    let (first, last) = (sensors[0].0, sensors[sensors.len() - 1].0);
+    let mut depths = Vec::new();
+    let mut x = first + 0.5;
+    while x < last {
+        let s = surface(x);
+        let profile: Vec<(f64, usize)> = (0..120)
+            .map(|k| {
+                let d = (k as f64 + 0.5) * 0.25;
+                (d, nearest(x, s - d))
+            })
             .collect();
-        cells.sort_by(|&a, &b| zs[b].total_cmp(&zs[a]));
-        if let Some(&top) = cells.first() {
-            let surface = zs[top];
-            let hit = cells
+        if vs[profile[0].1] < v_mps
+            && let Some(w) = profile
                 .windows(2)
-                .find(|w| vs[w[0]] < 2000.0 && vs[w[1]] >= 2000.0 && cov[w[1]] > 0.0);
-            if let Some(w) = hit {
-                let (za, zb, va, vb) = (zs[w[0]], zs[w[1]], vs[w[0]], vs[w[1]]);
-                let z = za + (2000.0 - va) * (zb - za) / (vb - va);
-                theirs.push(surface - z);
-            }
+                .find(|w| vs[w[0].1] < v_mps && vs[w[1].1] >= v_mps)
+            && cov[w[0].1] > 0.0
+            && cov[w[1].1] > 0.0
+        {
+            let ((da, a), (db, b)) = (w[0], w[1]);
+            depths.push(da + (v_mps - vs[a]) * (db - da) / (vs[b] - vs[a]));
         }
-        x += 2.0;
+        x += 1.0;
     }
-    theirs.sort_by(f64::total_cmp);
-    assert!(
-        theirs.len() >= 5,
-        "pyGIMLi's contour found in {} columns",
-        theirs.len()
-    );
-    let median = theirs[theirs.len() / 2];
-    eprintln!("Königsee bedrock: ours {ours:.2} m, pyGIMLi 2000 m/s contour {median:.2} m");
-    assert!((ours - median).abs() <= 0.2 * median, "{ours} vs {median}");
+    depths.sort_by(f64::total_cmp);
+    depths
 }

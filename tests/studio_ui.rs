@@ -108,6 +108,61 @@ fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
         )
 }
 
+/// A scripted chat model: turn `n` (from 1) answers `reply(n, messages)`.
+struct Turns<F>(usize, F);
+
+impl<F> hydrogeo_studio::llm::harness::ChatModel for Turns<F>
+where
+    F: FnMut(
+            usize,
+            &[hydrogeo_studio::llm::harness::ChatMessage],
+        ) -> hydrogeo_studio::llm::harness::ChatMessage
+        + Send,
+{
+    fn complete(
+        &mut self,
+        _system: &str,
+        messages: &[hydrogeo_studio::llm::harness::ChatMessage],
+        _tools: &[Value],
+    ) -> Result<hydrogeo_studio::llm::harness::ChatMessage, String> {
+        self.0 += 1;
+        Ok((self.1)(self.0, messages))
+    }
+}
+
+/// The studio's configuration on `project`: no tools, no run model, no runs folder, and
+/// `chat_model` for the chat.
+fn bare_config(
+    project: &std::path::Path,
+    chat_model: Option<hydrogeo_studio::studio::chat::ChatModelMaker>,
+) -> StudioConfig {
+    StudioConfig {
+        project: project.to_path_buf(),
+        registry: Arc::new(Registry::new()),
+        decider: no_model(),
+        picker: Arc::new(NoPicker),
+        runs_dir: None,
+        exit_after_first_frame: false,
+        unattended: Default::default(),
+        settings: None,
+        chat_model,
+    }
+}
+
+/// The studio on `project` with `model` as the chat's model, no run model, the chat open
+/// and settled (a few frames, so its contents are drawn before anything is clicked inside).
+fn chat_harness(
+    project: &std::path::Path,
+    model: hydrogeo_studio::studio::chat::ChatModelMaker,
+) -> Harness<'static, StudioApp> {
+    let mut h = harness(StudioApp::new(bare_config(project, Some(model))));
+    h.get_by_label("Chat").click();
+    for _ in 0..3 {
+        h.step();
+    }
+    h
+}
+
 /// Step frames until `done` holds (or fail after `secs`).
 /// Step until the widget labelled `label` is in the same place two frames running (a dialog
 /// that is still growing moves its buttons under the pointer).
@@ -437,17 +492,10 @@ fn the_ui_stays_responsive_while_a_tool_sleeps_two_seconds() {
 
 #[test]
 fn every_panel_with_nothing_loaded_says_what_to_do() {
-    let app = StudioApp::new(StudioConfig {
-        project: PathBuf::from("/nonexistent/project"),
-        registry: Arc::new(Registry::new()),
-        decider: no_model(),
-        picker: Arc::new(NoPicker),
-        runs_dir: None,
-        exit_after_first_frame: false,
-        unattended: Default::default(),
-        settings: None,
-        chat_model: None,
-    });
+    let app = StudioApp::new(bare_config(
+        std::path::Path::new("/nonexistent/project"),
+        None,
+    ));
     let mut h = harness(app);
     h.step();
     h.get_by_label_contains("cannot read the project");
@@ -480,21 +528,14 @@ fn every_panel_with_nothing_loaded_says_what_to_do() {
 #[test]
 fn the_chat_proposes_actions_the_user_approves_or_rejects_and_the_panel_changes() {
     use hydrogeo_studio::llm::harness::{ChatMessage, ChatModel, Role, ToolCall};
-    struct Model(usize);
-    impl ChatModel for Model {
-        fn complete(
-            &mut self,
-            _s: &str,
-            msgs: &[ChatMessage],
-            _t: &[Value],
-        ) -> Result<ChatMessage, String> {
-            self.0 += 1;
+    let model = || {
+        Turns(0, |turn: usize, msgs: &[ChatMessage]| {
             let call = |id: &str, name: &str, args: Value| ToolCall {
                 id: id.into(),
                 name: name.into(),
                 arguments: args,
             };
-            Ok(match self.0 {
+            match turn {
                 1 => ChatMessage::assistant(
                     "Let me open the ERT module.",
                     vec![call(
@@ -529,32 +570,19 @@ fn the_chat_proposes_actions_the_user_approves_or_rejects_and_the_panel_changes(
                     )
                 }
                 _ => ChatMessage::assistant("The seismic module is open.", vec![]),
-            })
-        }
-    }
+            }
+        })
+    };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("project.json"),
         r#"{"goal": "the original goal", "inputs": {}}"#,
     )
     .unwrap();
-    let app = StudioApp::new(StudioConfig {
-        project: dir.path().to_path_buf(),
-        registry: Arc::new(Registry::new()),
-        decider: no_model(),
-        picker: Arc::new(NoPicker),
-        runs_dir: None,
-        exit_after_first_frame: false,
-        unattended: Default::default(),
-        settings: None,
-        chat_model: Some(Arc::new(|| Some(Box::new(Model(0)) as Box<dyn ChatModel>))),
-    });
-    let mut h = harness(app);
-    h.get_by_label("Chat").click();
-    // Let the panel settle to its new contents before clicking inside it.
-    for _ in 0..3 {
-        h.step();
-    }
+    let mut h = chat_harness(
+        dir.path(),
+        Arc::new(move || Some(Box::new(model()) as Box<dyn ChatModel>)),
+    );
     h.state_mut().chat.input = "Find the water table along the ERT line".into();
     h.get_by_label("Send").click();
     step_until(&mut h, 20, "the first call", |a| a.chat.pending.is_some());
@@ -902,4 +930,84 @@ fn a_new_project_from_a_folder_of_data_runs_to_a_report() {
             .unwrap()
             .contains("Where is the bedrock?")
     );
+}
+
+/// Issue 20: the chat answers "what is the water table depth?" from the run's answers — the
+/// scripted model calls `get_answers`, the person approves, and the tool's result carries
+/// the number, the methods and the figure (an answer put on the shelf as a run would).
+#[test]
+fn the_chat_reads_the_water_table_from_the_answers() {
+    use hydrogeo_studio::catalog::answers::{Answer, Answers, Evidence, Question, QuestionKind};
+    use hydrogeo_studio::catalog::kit::{Held, keys};
+    use hydrogeo_studio::llm::harness::{ChatMessage, ChatModel, Role, ToolCall};
+    let seen: Arc<Mutex<String>> = Arc::default();
+    let model = move |seen: Arc<Mutex<String>>| {
+        Turns(0, move |turn: usize, msgs: &[ChatMessage]| {
+            if turn == 1 {
+                ChatMessage::assistant(
+                    "Let me read the answers.",
+                    vec![ToolCall {
+                        id: "c1".into(),
+                        name: "get_answers".into(),
+                        arguments: serde_json::json!({}),
+                    }],
+                )
+            } else {
+                let last = msgs.iter().rev().find(|m| m.role == Role::Tool).unwrap();
+                *seen.lock().unwrap() = last.content.clone();
+                ChatMessage::assistant("The water table lies at 4.1 ± 0.2 m.", vec![])
+            }
+        })
+    };
+    let q = Question {
+        kind: QuestionKind::WaterTableDepth,
+        words: "Where is the water table".into(),
+        at_depth_m: None,
+    };
+    let ev = |m: &str, v: f64, s: f64| Evidence {
+        method: m.into(),
+        value: v,
+        uncertainty: s,
+        how: "test".into(),
+        product: "p".into(),
+        file: None,
+    };
+    let answer = Answer::depth(
+        &q,
+        "water table",
+        vec![ev("ERT", 4.0, 0.3), ev("GPR", 4.2, 0.3)],
+        Value::Null,
+    );
+    let held = Held::new(
+        Answers {
+            answers: vec![answer],
+            answerable: vec![],
+        },
+        "1 of 1 question(s) answered",
+    )
+    .file(PathBuf::from("figures/answers_evidence.png"));
+    let model_seen = seen.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = chat_harness(
+        dir.path(),
+        Arc::new(move || Some(Box::new(model(model_seen.clone())) as Box<dyn ChatModel>)),
+    );
+    h.state().shared.shelf.put(keys::ANSWERS, Arc::new(held));
+    h.state_mut().chat.input = "What is the water table depth?".into();
+    h.get_by_label("Send").click();
+    step_until(&mut h, 20, "the get_answers call", |a| {
+        a.chat.pending.is_some()
+    });
+    h.get_by_label("Approve").click();
+    step_until(&mut h, 20, "the end of the turn", |a| !a.chat.working());
+    let result = seen.lock().unwrap().clone();
+    let v: Value = serde_json::from_str(&result).expect("the tool's result is the answers' JSON");
+    let a = &v["answers"][0];
+    assert_eq!(a["kind"], "water_table_depth");
+    // Inverse-variance of 4.0 and 4.2 at equal σ 0.3: 4.1 ± 0.212.
+    assert!((a["value"].as_f64().unwrap() - 4.1).abs() < 1e-9, "{a}");
+    assert_eq!(a["agreement"], "agree");
+    assert_eq!(a["evidence"].as_array().unwrap().len(), 2);
+    assert_eq!(v["files"][0], "figures/answers_evidence.png");
+    h.get_by_label_contains("4.1 ± 0.2 m");
 }

@@ -9,7 +9,9 @@
 //!
 //! Agreement: two estimates agree when `|a − b| ≤ 2 √(σa² + σb²)` (their difference within
 //! two standard deviations). The combined value of estimates that all agree pairwise is the
-//! inverse-variance weighted mean `Σ(dᵢ/σᵢ²) / Σ(1/σᵢ²)` with `σ = (Σ 1/σᵢ²)^(-1/2)`.
+//! inverse-variance weighted mean `Σ(dᵢ/σᵢ²) / Σ(1/σᵢ²)` with `σ = (Σ 1/σᵢ²)^(-1/2)`; the
+//! set combined is the largest that agrees, of equal ones the one with the smallest χ² about
+//! its mean ([`largest_agreeing`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -135,15 +137,19 @@ pub fn inverse_variance(values: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((m, 1.0 / w.sqrt()))
 }
 
-/// The largest set of estimates (indices) that agree pairwise, the first found among sets of
-/// equal size; a single estimate when no two agree.
+/// The largest set of estimates (indices) that agree pairwise; among sets of equal size the
+/// one whose members agree best, the smallest `χ² = Σ (dᵢ − d̄)²/σᵢ²` about their
+/// inverse-variance mean `d̄` (an estimate with a wide σ agrees with two that disagree with
+/// each other, and must not decide which of them is combined by the order it was listed
+/// in); a single estimate when no two agree.
 pub fn largest_agreeing(values: &[(f64, f64)]) -> Vec<usize> {
     let n = values.len();
     let mut best: Vec<usize> = (0..n.min(1)).collect();
+    let mut best_chi2 = 0.0;
     // At most a handful of methods: every subset is cheap (2^6 = 64).
     for mask in 1u32..(1u32 << n.min(16)) {
         let set: Vec<usize> = (0..n).filter(|i| mask & (1 << i) != 0).collect();
-        if set.len() <= best.len() {
+        if set.len() < best.len() || set.len() < 2 {
             continue;
         }
         let ok = set.iter().enumerate().all(|(k, &i)| {
@@ -151,8 +157,16 @@ pub fn largest_agreeing(values: &[(f64, f64)]) -> Vec<usize> {
                 .iter()
                 .all(|&j| agree(values[i].0, values[i].1, values[j].0, values[j].1))
         });
-        if ok {
+        if !ok {
+            continue;
+        }
+        let chosen: Vec<(f64, f64)> = set.iter().map(|&i| values[i]).collect();
+        let chi2 = inverse_variance(&chosen).map_or(f64::INFINITY, |(m, _)| {
+            chosen.iter().map(|(d, s)| ((d - m) / s).powi(2)).sum()
+        });
+        if set.len() > best.len() || chi2 < best_chi2 {
             best = set;
+            best_chi2 = chi2;
         }
     }
     best
@@ -192,6 +206,14 @@ mod tests {
             vec![1, 2]
         );
         assert_eq!(largest_agreeing(&[(1.0, 0.1), (5.0, 0.1)]), vec![0]);
+        // A shallow-water-table truth as a run measured it (2026-12-02): seismic 5.28 ± 1.01,
+        // ERT 2.25 ± 1.86, GPR 2.11 ± 0.21 m. ERT agrees with both, seismic and GPR do not
+        // agree; of the two pairs, ERT–GPR agree far better (χ² 0.0056 against 2.05, hand
+        // computed), whichever order the methods come in.
+        let shallow = [(5.28, 1.01), (2.25, 1.86), (2.11, 0.21)];
+        assert_eq!(largest_agreeing(&shallow), vec![1, 2]);
+        let reordered = [(2.11, 0.21), (2.25, 1.86), (5.28, 1.01)];
+        assert_eq!(largest_agreeing(&reordered), vec![0, 1]);
         assert!(
             inverse_variance(&[(1.0, 0.0)]).is_none(),
             "a zero σ is refused"

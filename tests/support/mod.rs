@@ -1,4 +1,5 @@
 //! Shared helpers for the integration tests.
 
+pub mod answers;
 pub mod model_server;
 pub mod scenario;

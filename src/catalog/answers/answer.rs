@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::questions::{Question, QuestionKind};
-use crate::catalog::kit::format::num;
+use crate::catalog::kit::format::pm;
+use crate::catalog::kit::methods::{ERT, GPR, SEISMIC};
 use crate::methods::depth::{inverse_variance, largest_agreeing};
 
 /// One method's value for a question.
@@ -131,6 +132,12 @@ impl Answer {
             (vals[best].0, vals[best].1, Vec::new())
         };
         let sentence = depth_sentence(what, value, sigma, &evidence, &set, agreement);
+        let mut details = details;
+        if agreement == Agreement::Disagree
+            && let Some(obj) = details.as_object_mut()
+        {
+            obj.insert("disagreeing".into(), disagreeing(what, &evidence, &set));
+        }
         Answer {
             question: q.words.clone(),
             kind: q.kind,
@@ -159,29 +166,32 @@ fn depth_sentence(
     set: &[usize],
     agreement: Agreement,
 ) -> String {
-    let one = |e: &Evidence| format!("{} {} ± {} m", e.method, num(e.value), num(e.uncertainty));
+    let one = |e: &Evidence| format!("{} {} m", e.method, pm(e.value, e.uncertainty));
     let inside: Vec<String> = set.iter().map(|&i| one(&ev[i])).collect();
     let outside: Vec<String> = (0..ev.len())
         .filter(|i| !set.contains(i))
         .map(|i| one(&ev[i]))
         .collect();
-    let mut s = format!(
-        "The {what} lies at {} ± {} m below ground",
-        num(value),
-        num(sigma)
-    );
+    let mut s = format!("The {what} lies at {} m below ground", pm(value, sigma));
     match agreement {
         Agreement::SingleMethod => s.push_str(&format!(" (from {} only)", inside.join(""))),
         Agreement::Agree => s.push_str(&format!(
             " ({}; they agree within their uncertainties, combined by inverse-variance weighting)",
             inside.join(", ")
         )),
-        _ if set.len() >= 2 => s.push_str(&format!(
-            " ({} agree and are combined; {} disagree{} with them)",
-            inside.join(", "),
-            outside.join(", "),
-            if outside.len() == 1 { "s" } else { "" }
-        )),
+        _ if set.len() >= 2 => {
+            let why: Vec<String> = (0..ev.len())
+                .filter(|i| !set.contains(i))
+                .map(|i| format!("{}: {}", ev[i].method, likely_reason(what, &ev[i].method)))
+                .collect();
+            s.push_str(&format!(
+                " ({} agree and are combined; {} disagree{} with them — likely reason, {})",
+                inside.join(", "),
+                outside.join(", "),
+                if outside.len() == 1 { "s" } else { "" },
+                why.join("; ")
+            ))
+        }
         _ => s.push_str(&format!(
             " (the most certain of {} methods that disagree: {}; not combined)",
             ev.len(),
@@ -190,6 +200,36 @@ fn depth_sentence(
     }
     s.push('.');
     s
+}
+
+/// The methods outside the agreeing set `set`, each with its likely reason.
+fn disagreeing(what: &str, ev: &[Evidence], set: &[usize]) -> Value {
+    (0..ev.len())
+        .filter(|i| !set.contains(i))
+        .map(|i| {
+            json!({"method": ev[i].method, "value": ev[i].value, "uncertainty": ev[i].uncertainty,
+                "likely_reason": likely_reason(what, &ev[i].method)})
+        })
+        .collect()
+}
+
+/// Why a method's depth of `what` most often parts from the others' (the known limits of
+/// each method for that boundary, not a diagnosis of this run).
+pub fn likely_reason(what: &str, method: &str) -> &'static str {
+    match (what, method) {
+        ("water table", m) if m == SEISMIC.prose => {
+            "a smooth refraction tomogram spreads the velocity step at the water table over metres and pulls the saturated-velocity contour towards the faster layer below, and a saturated layer slower or thinner than its neighbours can be hidden from the first arrivals (the hidden-layer problem)"
+        }
+        ("water table", m) if m == ERT.prose => {
+            "ERT resolution falls with depth, and clay or a change in pore-water salinity lowers the resistivity as saturation does"
+        }
+        ("water table", m) if m == GPR.prose => {
+            "the strongest flat reflector may be a layer boundary or the top of the capillary fringe rather than the water table, and its depth scales with the velocity used"
+        }
+        _ => {
+            "the methods sense different properties (velocity, resistivity, permittivity) whose boundaries need not coincide, and each resolves depth differently"
+        }
+    }
 }
 
 /// Every answer of a run, and what could have been asked when the goal asked nothing.
@@ -241,7 +281,7 @@ mod tests {
         // Inverse-variance of 4.0 ± 0.3 and 4.2 ± 0.4 (hand computed: 4.072 ± 0.24).
         assert!((a.value.unwrap() - 4.072).abs() < 1e-3);
         assert!(
-            a.sentence.contains("seismic 7 ± 0.3 m disagrees"),
+            a.sentence.contains("seismic 7.00 ± 0.30 m disagrees"),
             "{}",
             a.sentence
         );
@@ -258,6 +298,61 @@ mod tests {
         let none = Answer::depth(&q(), "water table", vec![], Value::Null);
         assert_eq!(none.status, Status::NotAnswered);
         assert_eq!(none.value, None);
+    }
+
+    /// The bundled example's water-table evidence as a run measured it (2026-12-02: seismic
+    /// 8.68 ± 1.11 m, ERT 3.75 ± 1.12 m, GPR 4.10 m with 10 % velocity error, ± 0.41 m):
+    /// seismic is 4.6 m from GPR, more than twice their combined σ (2.4 m), so it is named as
+    /// disagreeing with its likely reason and left out of the combined value.
+    #[test]
+    fn the_examples_seismic_water_table_is_reported_as_disagreeing() {
+        let a = Answer::depth(
+            &q(),
+            "water table",
+            vec![
+                ev(SEISMIC.prose, 8.68, 1.11),
+                ev(ERT.prose, 3.75, 1.12),
+                ev(GPR.prose, 4.10, 0.41),
+            ],
+            json!({}),
+        );
+        assert_eq!(a.agreement, Agreement::Disagree);
+        assert_eq!(a.combined_from, vec![ERT.prose, GPR.prose]);
+        // Inverse-variance of 3.75 ± 1.12 and 4.10 ± 0.41: 4.058 ± 0.385 (hand computed).
+        assert!((a.value.unwrap() - 4.058).abs() < 1e-3, "{a:?}");
+        assert!((a.uncertainty.unwrap() - 0.385).abs() < 1e-3, "{a:?}");
+        assert!(
+            a.sentence
+                .starts_with("The water table lies at 4.06 ± 0.39 m below ground"),
+            "{}",
+            a.sentence
+        );
+        assert!(
+            a.sentence
+                .contains("seismic refraction 8.7 ± 1.1 m disagrees with them — likely reason, seismic refraction: a smooth refraction tomogram"),
+            "{}",
+            a.sentence
+        );
+        let d = &a.details["disagreeing"];
+        assert_eq!(d[0]["method"], SEISMIC.prose, "{d}");
+        assert!(
+            d[0]["likely_reason"]
+                .as_str()
+                .unwrap()
+                .contains("hidden-layer")
+        );
+        // When all agree, nothing is named as disagreeing.
+        let all = Answer::depth(
+            &q(),
+            "water table",
+            vec![ev(ERT.prose, 3.75, 1.12), ev(GPR.prose, 4.10, 0.41)],
+            json!({}),
+        );
+        assert!(
+            all.details.get("disagreeing").is_none(),
+            "{:?}",
+            all.details
+        );
     }
 
     #[test]

@@ -133,11 +133,47 @@ fn spread_m(m: &ErtModel) -> f64 {
 /// The share of traces a reflector must be carried by to count as continuous.
 pub const MIN_CONTINUITY: f64 = 0.6;
 
-/// The GPR line's strongest flat reflector as water-table evidence.
+/// The relative velocity error `σv/v` for a velocity of this origin and the words that say
+/// where it came from (settings docs give the defaults' sources).
+fn velocity_error(origin: VelocityOrigin, s: &AnswerSettings) -> (f64, &'static str, String) {
+    let given = |what: &'static str| {
+        (
+            s.gpr_velocity_relative_sigma,
+            what,
+            format!(
+                "{:.0} % (answers_params.gpr_velocity_relative_sigma: the project gives the velocity without its error)",
+                100.0 * s.gpr_velocity_relative_sigma
+            ),
+        )
+    };
+    match origin {
+        VelocityOrigin::UserVelocity => given("the velocity the project gives"),
+        VelocityOrigin::UserPermittivity => given("the permittivity the project gives"),
+        VelocityOrigin::HeaderPermittivity => (
+            s.gpr_header_velocity_relative_sigma,
+            "the file header's permittivity (an instrument setting, not measured)",
+            format!(
+                "{:.0} % (answers_params.gpr_header_velocity_relative_sigma: a header εr is a guess)",
+                100.0 * s.gpr_header_velocity_relative_sigma
+            ),
+        ),
+        VelocityOrigin::Semblance => (
+            s.gpr_velocity_relative_sigma,
+            "a semblance analysis of the gather",
+            format!(
+                "{:.0} % (answers_params.gpr_velocity_relative_sigma: the semblance pick states no error)",
+                100.0 * s.gpr_velocity_relative_sigma
+            ),
+        ),
+        VelocityOrigin::None => (0.0, "no velocity", "none".into()),
+    }
+}
+
+/// The GPR line's strongest flat reflector as water-table evidence; its uncertainty combines
+/// the reflection's half-width with the velocity's depth error `d · σv/v`
+/// (`methods::gpr::interpret`).
 fn gpr_reflector(g: &mut Gathered, p: &GprProcessed, s: &AnswerSettings) {
-    // A velocity somebody gave or the header's has no stated uncertainty: the depth error
-    // of the velocity is not known and not included (said in `how`).
-    let rel = 0.0;
+    let (rel, origin, rel_words) = velocity_error(p.velocity_origin, s);
     let Some(r) = flat_reflector(&p.processed, s.gpr_min_depth_m, rel) else {
         g.not_used.push((
             GPR.prose.into(),
@@ -161,15 +197,6 @@ fn gpr_reflector(g: &mut Gathered, p: &GprProcessed, s: &AnswerSettings) {
         ));
         return;
     }
-    let origin = match p.velocity_origin {
-        VelocityOrigin::UserVelocity => "the velocity the project gives",
-        VelocityOrigin::UserPermittivity => "the permittivity the project gives",
-        VelocityOrigin::HeaderPermittivity => {
-            "the file header's permittivity (an instrument setting, not measured)"
-        }
-        VelocityOrigin::Semblance => "a semblance analysis of the gather",
-        VelocityOrigin::None => "no velocity",
-    };
     let mut profile = DepthProfile::default();
     profile.push(r.x_range_m.0, r.depth_m, f64::NAN);
     profile.push(r.x_range_m.1, r.depth_m, f64::NAN);
@@ -178,12 +205,13 @@ fn gpr_reflector(g: &mut Gathered, p: &GprProcessed, s: &AnswerSettings) {
         value: r.depth_m,
         uncertainty: r.uncertainty_m,
         how: format!(
-            "the strongest flat reflector of the stacked line (carried by {:.0} % of the traces, x {}–{} m), converted to depth with {origin} ({}); uncertainty is the reflection's half-width {} m; the velocity's own error is not known and not included",
+            "the strongest flat reflector of the stacked line (carried by {:.0} % of the traces, x {}–{} m), converted to depth with {origin} ({}); uncertainty √(h² + (d·σv/v)²) of the reflection's half-width h = {} m and the velocity's depth error {} m, σv/v = {rel_words}",
             100.0 * r.continuity,
             num(r.x_range_m.0),
             num(r.x_range_m.1),
             p.velocity_sentence,
-            num(r.half_width_m)
+            num(r.half_width_m),
+            num(r.velocity_error_m)
         ),
         product: keys::GPR_RESULTS.into(),
         file: None,
@@ -219,4 +247,34 @@ pub fn bedrock(ctx: &RunContext, s: &AnswerSettings) -> Gathered {
         ));
     }
     g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A velocity given without its error is taken to the settings' stated default (10 %,
+    /// 25 % for a header permittivity) and the words say which setting it was; with no
+    /// velocity there is no depth, so no error either. 4.1 m at 10 % is 0.41 m of depth
+    /// error (depth = v·t/2 scales with v).
+    #[test]
+    fn a_velocity_without_its_error_gets_the_stated_default() {
+        let s = AnswerSettings::default();
+        let (rel, _, words) = velocity_error(VelocityOrigin::UserVelocity, &s);
+        assert_eq!(rel, 0.10);
+        assert!(words.contains("gpr_velocity_relative_sigma"), "{words}");
+        let (rel, origin, words) = velocity_error(VelocityOrigin::HeaderPermittivity, &s);
+        assert_eq!(rel, 0.25);
+        assert!(origin.contains("not measured") && words.contains("header"));
+        assert_eq!(velocity_error(VelocityOrigin::None, &s).0, 0.0);
+        let custom = AnswerSettings {
+            gpr_velocity_relative_sigma: 0.05,
+            ..s
+        };
+        assert_eq!(
+            velocity_error(VelocityOrigin::UserPermittivity, &custom).0,
+            0.05
+        );
+        assert!((4.1 * velocity_error(VelocityOrigin::UserVelocity, &s).0 - 0.41).abs() < 1e-12);
+    }
 }

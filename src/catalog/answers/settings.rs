@@ -19,6 +19,16 @@ pub struct AnswerSettings {
     pub change_threshold_percent: f64,
     /// The shallowest depth a GPR reflector is looked for (below the direct wave), m.
     pub gpr_min_depth_m: f64,
+    /// The relative error σv/v of a GPR velocity the project gives (`gpr_velocity_m_per_ns`
+    /// or `gpr_permittivity`) without its own error: 10 % by default, the usual accuracy of
+    /// velocities from CMP gathers and diffraction-hyperbola fits (Jol 2009, *Ground
+    /// Penetrating Radar Theory and Applications*, ch. 1; Huisman et al. 2003, Vadose Zone J.
+    /// 2:476).
+    pub gpr_velocity_relative_sigma: f64,
+    /// σv/v of a velocity from the εr the operator typed into the instrument: 25 % by
+    /// default (εr of wet and dry sediments spans 4–30, Davis & Annan 1989, Geophys.
+    /// Prospect. 37:531; the header value is a guess, not a measurement).
+    pub gpr_header_velocity_relative_sigma: f64,
 }
 
 impl Default for AnswerSettings {
@@ -28,6 +38,8 @@ impl Default for AnswerSettings {
             bedrock_velocity_m_per_s: BEDROCK_THRESHOLD_M_PER_S,
             change_threshold_percent: 10.0,
             gpr_min_depth_m: 0.5,
+            gpr_velocity_relative_sigma: 0.10,
+            gpr_header_velocity_relative_sigma: 0.25,
         }
     }
 }

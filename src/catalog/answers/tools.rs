@@ -11,7 +11,7 @@ use super::evidence::{self, Gathered};
 use super::questions::{Question, QuestionKind, answerable_kinds, questions};
 use super::settings::AnswerSettings;
 use crate::catalog::ert::{ErtModel, ErtSettings, ErtWaterContent};
-use crate::catalog::kit::format::num;
+use crate::catalog::kit::format::{num, pm};
 use crate::catalog::kit::methods::ERT;
 use crate::catalog::kit::{Held, held, keys};
 use crate::methods::ert::interpret::{ChangeRegion, change_region, covered_cells, evolution};
@@ -169,12 +169,12 @@ pub fn change_answer(
     let trend = trend_of(&regions);
     let conductor = conductor_trend(last.sign, trend);
     let sentence = format!(
-        "Resistivity {direction} of up to {} % (median {} %) by {}, centred at x {} m and {} m below ground over x {}–{} m, depth {}–{} m; the changed region was {trend}, so the conductive body was {conductor}. Per survey: {}.",
+        "Resistivity {direction} of up to {} % (median {} %) by {}, centred at x {} m and {} m below ground (half-maximum contour) over x {}–{} m, depth {}–{} m; the changed region was {trend}, so the conductive body was {conductor}. Per survey: {}.",
         num(last.max_percent.abs()),
         num(last.median_percent),
         last.label,
-        num(last.centroid_x_m),
-        num(last.centroid_depth_m),
+        pm(last.centroid_x_m, last.centroid_x_sigma_m),
+        pm(last.centroid_depth_m, last.centroid_depth_sigma_m),
         num(last.x_range_m.0),
         num(last.x_range_m.1),
         num(last.depth_range_m.0),
@@ -188,6 +188,7 @@ pub fn change_answer(
         unit: "%".into(),
         uncertainty: None,
         where_: json!({"centroid_x_m": last.centroid_x_m, "centroid_depth_m": last.centroid_depth_m,
+            "centroid_x_sigma_m": last.centroid_x_sigma_m, "centroid_depth_sigma_m": last.centroid_depth_sigma_m,
             "x_range_m": [last.x_range_m.0, last.x_range_m.1], "depth_range_m": [last.depth_range_m.0, last.depth_range_m.1],
             "area_m2": last.area_m2}),
         evidence: vec![Evidence {
@@ -288,22 +289,20 @@ pub fn water_content_answer(
         .iter()
         .map(|b| {
             format!(
-                "{}–{} m {} ± {}",
+                "{}–{} m {}",
                 num(b.depth_top_m),
                 num(b.depth_bottom_m),
-                num(b.theta_m3_per_m3),
-                num(b.sigma_m3_per_m3)
+                pm(b.theta_m3_per_m3, b.sigma_m3_per_m3)
             )
         })
         .collect();
     let sentence = format!(
-        "The water content {} is {} ± {} m³/m³ (ERT, {label}, Monte Carlo spread of the petrophysical prior: {}). Per depth: {}.",
+        "The water content {} is {} m³/m³ (ERT, {label}, Monte Carlo spread of the petrophysical prior: {}). Per depth: {}.",
         q.at_depth_m.map_or_else(
             || "of the covered section (median)".to_string(),
             |d| format!("at {} m", num(d))
         ),
-        num(c.theta_m3_per_m3),
-        num(c.sigma_m3_per_m3),
+        pm(c.theta_m3_per_m3, c.sigma_m3_per_m3),
         wc.prior_statement,
         table.join("; ")
     );

@@ -9,13 +9,27 @@
 //! `g ≤ g_min / 2`), placed at the gradient-weighted middle of the peak.
 //! A profile gives no depth when the strongest decrease is smaller than `MIN_DROP_LOG10`
 //! (a fall of less than 20 % is not a saturated zone). The method's resolution at that
-//! depth is the half-width at half-minimum of the gradient peak: a smooth inversion spreads
-//! the step over several cells, and that width is how well the model places it.
+//! depth is the half-width at half-minimum of the gradient peak — a smooth inversion spreads
+//! the step over several cells, and that width is how well the model places it — but never
+//! less than half the mean height of the two cells the step lies between: a model that is
+//! constant per cell puts every step on a cell boundary, so one sharp step says only that
+//! the boundary lies within about a cell (the same floor the seismic reading takes from its
+//! grid rows). `σ = max(w_half, (h_above + h_below)/4)`.
 //!
 //! **Change.** Per time step, the cells whose change against the baseline has the sign of
 //! the largest change and at least `threshold_percent` in size (and enough coverage) form
-//! the changed region; its centroid is weighted by `|Δ| · area`; its extent is the x and
-//! depth range of its cells; its size the sum of their areas (m² of section).
+//! the changed region; its extent is the x and depth range of its cells; its size the sum of
+//! their areas (m² of section).
+//!
+//! The region's *centroid* is that of the anomaly's half-maximum contour: the covered cells
+//! whose change has the peak's sign and at least half its size, weighted by `|Δ| · area`
+//! (the full-width-at-half-maximum convention for a smeared peak). A smoothness-regularised
+//! inversion spreads a compact body into a long low-amplitude tail, mostly downwards where
+//! the resolution falls off and the cells grow; weighting every cell above a fixed small
+//! threshold by its area lets that tail pull the centroid down (on the bundled example,
+//! 10.2 m for a plume centred 7.5 m deep). Its uncertainty is how much the centroid depends
+//! on where the contour is drawn: half the range of the centroids of the 1/4, 1/2 and 3/4
+//! maximum contours (`CONTOUR_LEVELS`).
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +41,10 @@ use crate::methods::depth::{DepthEstimate, DepthProfile, summarise};
 /// The smallest decrease of log10 ρ across a profile's strongest step that counts (a fall of
 /// 20 %: log10(1/0.8)).
 pub const MIN_DROP_LOG10: f64 = 0.0969;
+
+/// The contour levels (fractions of the peak change) whose centroids give the change
+/// centroid's uncertainty; the middle one is the centroid (module docs).
+pub const CONTOUR_LEVELS: [f64; 3] = [0.25, 0.5, 0.75];
 
 /// log10 ρ down the vertical at `x` every `dz_m`, `None` where no covered cell is.
 fn log_profile(
@@ -86,6 +104,19 @@ fn strongest_drop(profile: &[Option<f64>], dz_m: f64) -> Option<(f64, f64)> {
     Some((depth, half_width))
 }
 
+/// The vertical extent of the cell at `(x, z)`, m (0 outside the mesh).
+fn cell_height_m(section: &ModelSection, x: f64, z: f64) -> f64 {
+    section.param_at(x, z).map_or(0.0, |j| {
+        let p = section.param_polygon(j);
+        let (lo, hi) = p
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v[1]), b.max(v[1]))
+            });
+        hi - lo
+    })
+}
+
 /// Whether each parameter's coverage is at least `min_coverage` of the largest.
 pub fn covered_cells(coverage: &[f64], min_coverage: f64) -> Vec<bool> {
     let max = coverage.iter().copied().fold(0.0, f64::max);
@@ -110,8 +141,11 @@ pub fn water_table(
     for &x in xs.iter().skip(1).take(xs.len().saturating_sub(2)) {
         let p = log_profile(section, rho_ohm_m, &covered, x, dz, max_depth_m);
         if let Some((d, w)) = strongest_drop(&p, dz) {
-            profile.push(x, d, interp(&section.surface_xz, x) - d);
-            widths.push(w);
+            let z = interp(&section.surface_xz, x) - d;
+            profile.push(x, d, z);
+            let h =
+                cell_height_m(section, x, z + 0.5 * dz) + cell_height_m(section, x, z - 0.5 * dz);
+            widths.push(w.max(0.25 * h));
         }
     }
     let resolution = median(&widths)?;
@@ -119,7 +153,7 @@ pub fn water_table(
         profile,
         resolution,
         format!(
-            "ERT water table: depth of the strongest downward resistivity decrease on vertical profiles under the electrodes, in cells with at least {:.0} % of the largest coverage",
+            "ERT water table: depth of the strongest downward resistivity decrease on vertical profiles under the electrodes, in cells with at least {} % of the largest coverage",
             100.0 * min_coverage
         ),
     )
@@ -138,6 +172,10 @@ pub struct ChangeRegion {
     pub centroid_x_m: f64,
     /// Centroid depth below the surface, m.
     pub centroid_depth_m: f64,
+    /// Uncertainty of the centroid along the line (contour-level spread, module docs), m.
+    pub centroid_x_sigma_m: f64,
+    /// Uncertainty of the centroid depth (contour-level spread, module docs), m.
+    pub centroid_depth_sigma_m: f64,
     /// x extent, m.
     pub x_range_m: (f64, f64),
     /// Depth extent, m.
@@ -148,6 +186,68 @@ pub struct ChangeRegion {
     pub median_percent: f64,
     /// The largest change (in size, with its sign), %.
     pub max_percent: f64,
+}
+
+/// The `|Δ| · area`-weighted centroid `(x, depth)` of the covered cells whose change has
+/// the sign `sign` and at least `level · |peak_percent|` in size, m; `None` when none is.
+fn contour_centroid(
+    section: &ModelSection,
+    change_percent: &[f64],
+    covered: &[bool],
+    sign: f64,
+    min_percent: f64,
+) -> Option<(f64, f64)> {
+    let (mut wsum, mut xw, mut dw) = (0.0, 0.0, 0.0);
+    for (j, &change) in change_percent.iter().enumerate() {
+        let c = change * sign;
+        if covered[j] && c.is_finite() && c >= min_percent {
+            let w = c * section.param_area_m2[j];
+            wsum += w;
+            xw += w * section.param_centroid_m[j][0];
+            dw += w * section.param_depth_m(j);
+        }
+    }
+    (wsum > 0.0).then(|| (xw / wsum, dw / wsum))
+}
+
+/// The half-maximum centroid and its contour-level uncertainty `(x, depth, σx, σdepth)`
+/// (module docs).
+fn anomaly_centroid(
+    section: &ModelSection,
+    change_percent: &[f64],
+    covered: &[bool],
+    peak_percent: f64,
+) -> Option<(f64, f64, f64, f64)> {
+    let sign = peak_percent.signum();
+    let at = |level: f64| {
+        contour_centroid(
+            section,
+            change_percent,
+            covered,
+            sign,
+            level * peak_percent.abs(),
+        )
+    };
+    let (x, d) = at(CONTOUR_LEVELS[1])?;
+    let all: Vec<(f64, f64)> = CONTOUR_LEVELS.iter().filter_map(|&l| at(l)).collect();
+    let half_range = |v: Vec<f64>| {
+        let (a, b) = min_max(&v);
+        0.5 * (b - a)
+    };
+    Some((
+        x,
+        d,
+        half_range(all.iter().map(|p| p.0).collect()),
+        half_range(all.iter().map(|p| p.1).collect()),
+    ))
+}
+
+/// The smallest and largest of `v` (`(inf, -inf)` when empty).
+fn min_max(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        })
 }
 
 /// The changed region of one step (module docs); `None` when no covered cell changed by
@@ -170,31 +270,23 @@ pub fn change_region(
     if cells.is_empty() {
         return None;
     }
-    let w: Vec<f64> = cells
-        .iter()
-        .map(|&j| change_percent[j].abs() * section.param_area_m2[j])
-        .collect();
-    let wsum: f64 = w.iter().sum();
+    let (cx, cd, sx, sd) = anomaly_centroid(section, change_percent, covered, max_percent)?;
     let xs: Vec<f64> = cells
         .iter()
         .map(|&j| section.param_centroid_m[j][0])
         .collect();
     let ds: Vec<f64> = cells.iter().map(|&j| section.param_depth_m(j)).collect();
-    let fold = |v: &[f64]| {
-        v.iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-                (a.min(x), b.max(x))
-            })
-    };
     let values: Vec<f64> = cells.iter().map(|&j| change_percent[j]).collect();
     Some(ChangeRegion {
         label: label.to_string(),
         n_cells: cells.len(),
         sign,
-        centroid_x_m: xs.iter().zip(&w).map(|(x, w)| x * w).sum::<f64>() / wsum,
-        centroid_depth_m: ds.iter().zip(&w).map(|(d, w)| d * w).sum::<f64>() / wsum,
-        x_range_m: fold(&xs),
-        depth_range_m: fold(&ds),
+        centroid_x_m: cx,
+        centroid_depth_m: cd,
+        centroid_x_sigma_m: sx,
+        centroid_depth_sigma_m: sd,
+        x_range_m: min_max(&xs),
+        depth_range_m: min_max(&ds),
         area_m2: cells.iter().map(|&j| section.param_area_m2[j]).sum(),
         median_percent: median(&values).unwrap_or(f64::NAN),
         max_percent,
@@ -249,5 +341,128 @@ mod tests {
             .map(|k| Some(if k < 10 { 2.0 } else { 1.95 }))
             .collect();
         assert!(strongest_drop(&small, dz).is_none());
+    }
+
+    /// A triangulated section 10 m long, flat surface at z = 0, rows 1 m tall down to 4 m and
+    /// 2 m tall below, 500 Ω·m above 4 m and 100 Ω·m below, electrodes every metre. The
+    /// step is sharp, so the gradient peak is one 0.25 m sample wide (half-width 0.125 m);
+    /// but a model constant per cell says only that the boundary lies within about a cell:
+    /// the resolution is (1 + 2)/4 = 0.75 m (module docs), and the depth 4 m ± one sample.
+    #[test]
+    fn a_sharp_step_on_coarse_cells_is_placed_no_better_than_the_cells() {
+        let xs: Vec<f64> = (0..=10).map(f64::from).collect();
+        let zs = [0.0, -1.0, -2.0, -3.0, -4.0, -6.0, -8.0, -10.0, -12.0];
+        let node = |i: usize, k: usize| k * xs.len() + i;
+        let nodes: Vec<[f64; 2]> = zs
+            .iter()
+            .flat_map(|&z| xs.iter().map(move |&x| [x, z]))
+            .collect();
+        let mut cells = Vec::new();
+        let mut rho = Vec::new();
+        for k in 0..zs.len() - 1 {
+            for i in 0..xs.len() - 1 {
+                let (ll, lr) = (node(i, k + 1), node(i + 1, k + 1));
+                let (ul, ur) = (node(i, k), node(i + 1, k));
+                cells.push([ll, lr, ur]);
+                cells.push([ll, ur, ul]);
+                let r = if zs[k] > -4.0 { 500.0 } else { 100.0 };
+                rho.extend([r, r]);
+            }
+        }
+        let mut s = graded_section();
+        let n = cells.len();
+        s.param_cell = (0..n).collect();
+        s.param_area_m2 = vec![1.0; n];
+        s.param_centroid_m = cells
+            .iter()
+            .map(|c| {
+                let p = c.map(|i| nodes[i]);
+                [
+                    (p[0][0] + p[1][0] + p[2][0]) / 3.0,
+                    (p[0][1] + p[1][1] + p[2][1]) / 3.0,
+                ]
+            })
+            .collect();
+        s.mesh.nodes = nodes;
+        s.mesh.cells = cells;
+        s.electrodes_xz = xs.iter().map(|&x| [x, 0.0]).collect();
+        s.surface_xz = vec![[0.0, 0.0], [10.0, 0.0]];
+        let e = water_table(&s, &rho, &vec![1.0; n], 0.0, 11.0).expect("a water table");
+        assert!((e.depth_m - 4.0).abs() <= 0.25, "{e:?}");
+        assert!((e.resolution_m - 0.75).abs() < 1e-9, "{e:?}");
+        assert!(e.uncertainty_m >= 0.75, "{e:?}");
+    }
+
+    /// Cells of a flat section (surface at z = 0): 1 m columns from x = 0 to 80 m, layers
+    /// 0.5 m thick at the top growing by 10 % per layer (as an inversion mesh coarsens with
+    /// depth), down to 30 m. Only what the centroid reads is filled in.
+    fn graded_section() -> ModelSection {
+        let (mut area, mut centre) = (Vec::new(), Vec::new());
+        let (mut top, mut h) = (0.0_f64, 0.5_f64);
+        while top < 30.0 {
+            for i in 0..80 {
+                area.push(h);
+                centre.push([i as f64 + 0.5, -(top + 0.5 * h)]);
+            }
+            top += h;
+            h *= 1.1;
+        }
+        ModelSection {
+            mesh: super::super::mesh::Mesh {
+                nodes: Vec::new(),
+                cells: Vec::new(),
+                cell_marker: Vec::new(),
+                boundary: Vec::new(),
+                electrode_nodes: Vec::new(),
+            },
+            cell_param: Vec::new(),
+            param_cell: vec![0; area.len()],
+            param_area_m2: area,
+            param_centroid_m: centre,
+            param_region: Vec::new(),
+            neighbours: Vec::new(),
+            electrodes_xz: Vec::new(),
+            surface_xz: vec![[-10.0, 0.0], [90.0, 0.0]],
+            interfaces: Vec::new(),
+        }
+    }
+
+    /// A compact conductor at x = 40 m, 7.5 m deep (Gaussian, σ 2 m, −80 % at its centre) with
+    /// the smeared tail a smooth inversion leaves under it (−15 % from 10 to 25 m deep over
+    /// 16 m of line). Every cell above 10 % weighted by its area puts the centroid 5 m too
+    /// deep; the half-maximum contour's centroid lies within 0.3 m of the body's centre (the
+    /// tolerance: the cells are 0.8–1.1 m tall at that depth).
+    #[test]
+    fn the_change_centroid_is_the_half_maximum_contours_not_the_tails() {
+        let s = graded_section();
+        let change: Vec<f64> = (0..s.n_params())
+            .map(|j| {
+                let (x, d) = (s.param_centroid_m[j][0], s.param_depth_m(j));
+                let body = -80.0 * (-((x - 40.0).powi(2) + (d - 7.5).powi(2)) / 8.0).exp();
+                let tail = if (10.0..25.0).contains(&d) && (x - 40.0).abs() < 8.0 {
+                    -15.0
+                } else {
+                    0.0
+                };
+                body.min(tail)
+            })
+            .collect();
+        let covered = vec![true; change.len()];
+        let r = change_region(&s, &change, &covered, 10.0, "t1").unwrap();
+        assert!((r.centroid_x_m - 40.0).abs() <= 0.3, "{r:?}");
+        assert!((r.centroid_depth_m - 7.5).abs() <= 0.3, "{r:?}");
+        // The extent is still the whole region above the threshold, tail included.
+        assert!(r.depth_range_m.1 > 20.0, "{r:?}");
+        // The old estimator on the same cells, to show the test can fail: the area-weighted
+        // centroid of everything above 10 % is pulled metres down by the tail.
+        let old = contour_centroid(&s, &change, &covered, -1.0, 10.0).unwrap();
+        assert!(
+            old.1 > 9.5,
+            "the tail pulls the threshold centroid down: {old:?}"
+        );
+        // The contour-level spread is small for a compact body, and stated.
+        assert!((0.0..1.0).contains(&r.centroid_depth_sigma_m), "{r:?}");
+        // No change at all: no region.
+        assert!(change_region(&s, &vec![0.0; change.len()], &covered, 10.0, "t0").is_none());
     }
 }
