@@ -32,7 +32,7 @@ fn text(out: &Output) -> String {
 
 /// A project whose one input does not exist: the run ends `incomplete` quickly, with a
 /// report that says so.
-fn goal_only_project(dir: &Path) {
+fn missing_input_project(dir: &Path) {
     std::fs::write(
         dir.join("project.json"),
         r#"{"goal": "Map the gravity anomaly", "inputs": {"gravmag_file": "missing.csv"}}"#,
@@ -53,7 +53,11 @@ fn bad_input_exits_2_naming_the_cause() {
         .output()
         .unwrap();
     assert_eq!(code(&out), 2, "{}", text(&out));
-    assert!(text(&out).contains("/nonexistent/hgx-project"), "{}", text(&out));
+    assert!(
+        text(&out).contains("/nonexistent/hgx-project"),
+        "{}",
+        text(&out)
+    );
     let out = studio().args(["run", "--no-such-option"]).output().unwrap();
     assert_eq!(code(&out), 2, "{}", text(&out));
     assert!(text(&out).contains("--no-such-option"), "{}", text(&out));
@@ -69,7 +73,7 @@ fn bad_input_exits_2_naming_the_cause() {
 #[test]
 fn an_incomplete_run_exits_1() {
     let dir = tempfile::tempdir().unwrap();
-    goal_only_project(dir.path());
+    missing_input_project(dir.path());
     let out = studio().arg("run").arg(dir.path()).output().unwrap();
     assert_eq!(code(&out), 1, "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -99,7 +103,7 @@ fn with_file_size_limit(c: &mut Command, bytes: u64) {
 #[test]
 fn a_run_whose_result_cannot_be_written_exits_3_and_leaves_no_empty_file() {
     let dir = tempfile::tempdir().unwrap();
-    goal_only_project(dir.path());
+    missing_input_project(dir.path());
     let runs = dir.path().join("runs");
     let mut c = studio();
     c.arg("run").arg(dir.path()).arg("--out").arg(&runs);

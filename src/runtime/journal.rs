@@ -77,12 +77,14 @@ impl Journal {
             self.thought.clear();
             return None;
         };
-        let more = (!self.thought.is_empty())
-            .then(|| text.strip_prefix(self.thought.as_str()))
-            .flatten()
-            .map(|added| Event::ThoughtMore {
-                text: added.to_string(),
-            });
+        let added = if self.thought.is_empty() {
+            None
+        } else {
+            text.strip_prefix(self.thought.as_str())
+        };
+        let more = added.map(|added| Event::ThoughtMore {
+            text: added.to_string(),
+        });
         if let Some(Event::ThoughtMore { text: added }) = &more {
             self.thought.push_str(added);
         } else {
@@ -208,9 +210,7 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
 /// reasoning the run emitted); one without a `Thought` before it becomes one.
 fn fold_thought(events: &mut Vec<Event>, e: Event) {
     match (events.last_mut(), e) {
-        (Some(Event::Thought { text }), Event::ThoughtMore { text: more }) => {
-            text.push_str(&more)
-        }
+        (Some(Event::Thought { text }), Event::ThoughtMore { text: more }) => text.push_str(&more),
         (_, Event::ThoughtMore { text }) => events.push(Event::Thought { text }),
         (_, e) => events.push(e),
     }
@@ -393,7 +393,11 @@ mod tests {
         assert!(size < 3_000_000, "journal is {size} bytes for 1 MB of text");
         assert!(size > 1_000_000, "the text itself must be there ({size})");
         let events = replay(&path).unwrap().events;
-        assert_eq!(events.len(), 3, "one cumulative thought, the warning, the new one");
+        assert_eq!(
+            events.len(),
+            3,
+            "one cumulative thought, the warning, the new one"
+        );
         assert!(matches!(&events[0], Event::Thought { text } if *text == so_far));
         assert!(matches!(&events[2], Event::Thought { text } if text == "why"));
     }
@@ -409,8 +413,14 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"thought_more\""), "{text}");
         let events = replay(&path).unwrap().events;
-        assert!(matches!(&events[0], Event::Thought { text } if text == "abcdef"), "{events:?}");
-        assert!(matches!(&events[1], Event::Thought { text } if text == "xyz"), "{events:?}");
+        assert!(
+            matches!(&events[0], Event::Thought { text } if text == "abcdef"),
+            "{events:?}"
+        );
+        assert!(
+            matches!(&events[1], Event::Thought { text } if text == "xyz"),
+            "{events:?}"
+        );
     }
 
     #[test]
