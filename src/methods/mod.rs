@@ -13,3 +13,4 @@ pub mod quality;
 pub mod seismic;
 pub mod simd;
 pub mod tdem;
+pub mod truncated;
