@@ -183,7 +183,11 @@ fn cmd_studio(args: &[String]) -> Result<Exit, Failure> {
                     args.get(i).context("--screenshot needs a PNG path")?,
                 ));
             }
-            other => return Err(bad_input(anyhow::anyhow!("unknown option '{other}'\n\n{USAGE}"))),
+            other => {
+                return Err(bad_input(anyhow::anyhow!(
+                    "unknown option '{other}'\n\n{USAGE}"
+                )));
+            }
         }
         i += 1;
     }
@@ -356,7 +360,9 @@ fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
                 );
             }
             other if other.starts_with("--") => {
-                return Err(bad_input(anyhow::anyhow!("unknown option '{other}'\n\n{USAGE}")));
+                return Err(bad_input(anyhow::anyhow!(
+                    "unknown option '{other}'\n\n{USAGE}"
+                )));
             }
             other => project_path = Some(PathBuf::from(other)),
         }

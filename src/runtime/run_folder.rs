@@ -205,7 +205,8 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .unwrap_or_else(|| "file".into());
     let serial = TEMP_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = path.with_file_name(format!(".{name}.{}-{serial}.tmp", std::process::id()));
-    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -457,7 +458,11 @@ mod tests {
         let e = write_file_atomic(&path, b"# Report").unwrap_err();
         assert!(e.to_string().contains("report.md"), "{e}");
         assert_eq!(std::fs::read_to_string(path.join("keep")).unwrap(), "x");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "temporary file left");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "temporary file left"
+        );
         // A folder that does not exist is an error too, not a silent no-op.
         assert!(write_file_atomic(&dir.path().join("gone/result.json"), b"{}").is_err());
     }
@@ -470,8 +475,16 @@ mod tests {
         let path = dir.path().join(RESULT_FILE);
         std::os::unix::fs::symlink(outside.path(), &path).unwrap();
         write_file_atomic(&path, b"{}").unwrap();
-        assert_eq!(std::fs::read_to_string(outside.path()).unwrap(), "user's file");
-        assert!(!std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(outside.path()).unwrap(),
+            "user's file"
+        );
+        assert!(
+            !std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(std::fs::read(&path).unwrap(), b"{}");
     }
 
