@@ -171,10 +171,6 @@ fn gravity_and_magnetic_tables() {
         "gravmag/phgx/britain_aeromagnetic_anomaly.csv",
         Cut::InLastValue(None),
     );
-    assert_cut_refused(
-        "gravmag/gimli_hartousov_profile.txt",
-        Cut::InLastValue(None),
-    );
 }
 
 #[test]
