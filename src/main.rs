@@ -79,28 +79,78 @@ Usage:
         and check that the endpoint answers.
 ";
 
-fn main() {
-    if let Err(e) = real_main() {
-        eprintln!(
-            "error: {}",
-            hydrogeo_studio::runtime::untrusted::visible(&format!("{e:#}"))
-        );
-        std::process::exit(1);
+/// The exit status: 0 success, 1 a run that ended incomplete or stopped, 2 bad input (usage,
+/// a project or data file that cannot be read), 3 internal (the run folder, result.json or
+/// the report could not be written, or the program itself failed). README: "Exit codes".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    Success = 0,
+    Incomplete = 1,
+    BadInput = 2,
+    Internal = 3,
+}
+
+/// An error with the exit status it ends the program with.
+struct Failure {
+    exit: Exit,
+    error: anyhow::Error,
+}
+
+/// Usage errors and unreadable input: exit 2.
+fn bad_input(error: impl Into<anyhow::Error>) -> Failure {
+    Failure {
+        exit: Exit::BadInput,
+        error: error.into(),
     }
 }
 
-fn real_main() -> anyhow::Result<()> {
+/// Anything the program could not do with good input (writing the run): exit 3.
+fn internal(error: impl Into<anyhow::Error>) -> Failure {
+    Failure {
+        exit: Exit::Internal,
+        error: error.into(),
+    }
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    /// An error nobody classified is input the program could not use.
+    fn from(e: E) -> Self {
+        bad_input(e)
+    }
+}
+
+fn main() {
+    let code = match real_main() {
+        Ok(exit) => exit,
+        Err(f) => {
+            eprintln!(
+                "error: {}",
+                hydrogeo_studio::runtime::untrusted::visible(&format!("{:#}", f.error))
+            );
+            f.exit
+        }
+    };
+    std::process::exit(code as i32);
+}
+
+fn real_main() -> Result<Exit, Failure> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
-            Ok(())
+            Ok(Exit::Success)
         }
         Some("run") => cmd_run(&args[1..]),
-        Some("read") => cmd_read(&args[1..]),
-        Some("new") => cmd_new(&args[1..]),
-        Some("models") => cmd_models(),
-        Some(other) if !other.starts_with('-') => bail!("unknown command '{other}'\n\n{USAGE}"),
+        Some("read") => cmd_read(&args[1..])
+            .map(|_| Exit::Success)
+            .map_err(bad_input),
+        Some("new") => cmd_new(&args[1..])
+            .map(|_| Exit::Success)
+            .map_err(bad_input),
+        Some("models") => cmd_models().map(|_| Exit::Success).map_err(internal),
+        Some(other) if !other.starts_with('-') => Err(bad_input(anyhow::anyhow!(
+            "unknown command '{other}'\n\n{USAGE}"
+        ))),
         _ => cmd_studio(&args),
     }
 }
@@ -117,7 +167,7 @@ fn has_display() -> bool {
         || std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
 }
 
-fn cmd_studio(args: &[String]) -> anyhow::Result<()> {
+fn cmd_studio(args: &[String]) -> Result<Exit, Failure> {
     let mut project = example_project();
     let mut exit_after_first_frame = false;
     let mut unattended = studio::app::Unattended::default();
@@ -140,7 +190,11 @@ fn cmd_studio(args: &[String]) -> anyhow::Result<()> {
                     args.get(i).context("--screenshot needs a PNG path")?,
                 ));
             }
-            other => bail!("unknown option '{other}'\n\n{USAGE}"),
+            other => {
+                return Err(bad_input(anyhow::anyhow!(
+                    "unknown option '{other}'\n\n{USAGE}"
+                )));
+            }
         }
         i += 1;
     }
@@ -156,6 +210,8 @@ fn cmd_studio(args: &[String]) -> anyhow::Result<()> {
         exit_after_first_frame,
         unattended,
     })
+    .map_err(internal)?;
+    Ok(Exit::Success)
 }
 
 fn cmd_read(args: &[String]) -> anyhow::Result<()> {
@@ -309,7 +365,7 @@ fn print_event(e: &Event) {
     }
 }
 
-fn cmd_run(args: &[String]) -> anyhow::Result<()> {
+fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
     let mut project_path: Option<PathBuf> = None;
     let mut out: Option<PathBuf> = None;
     let mut mode = Mode::Auto;
@@ -332,7 +388,11 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
                         .parse::<usize>()?,
                 );
             }
-            other if other.starts_with("--") => bail!("unknown option '{other}'\n\n{USAGE}"),
+            other if other.starts_with("--") => {
+                return Err(bad_input(anyhow::anyhow!(
+                    "unknown option '{other}'\n\n{USAGE}"
+                )));
+            }
             other => project_path = Some(PathBuf::from(other)),
         }
         i += 1;
@@ -365,9 +425,20 @@ fn cmd_run(args: &[String]) -> anyhow::Result<()> {
         decider
             .as_deref_mut()
             .map(|d| d as &mut dyn hydrogeo_studio::runtime::Decide),
-    )?;
+    )
+    .map_err(internal)?;
     // The last line: the run's final status (the one result.json and the report state) and
     // its folder.
     println!("{}: {}", outcome.status.word(), outcome.dir.display());
-    Ok(())
+    if !outcome.unwritten.is_empty() {
+        return Err(internal(anyhow::anyhow!(
+            "the run in {} ended, but its folder does not say so: {}",
+            outcome.dir.display(),
+            outcome.unwritten.join("; ")
+        )));
+    }
+    Ok(match outcome.status {
+        hydrogeo_studio::runtime::run_folder::RunStatus::Success => Exit::Success,
+        _ => Exit::Incomplete,
+    })
 }

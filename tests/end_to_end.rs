@@ -287,8 +287,10 @@ fn a_goal_only_project_is_incomplete_in_result_report_and_cli() {
         .env_clear()
         .output()
         .expect("the program runs");
-    assert!(
-        cli.status.success(),
+    // An incomplete run exits 1 (README, "Exit codes"; issue 19).
+    assert_eq!(
+        cli.status.code(),
+        Some(1),
         "{}",
         String::from_utf8_lossy(&cli.stderr)
     );

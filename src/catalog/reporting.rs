@@ -200,14 +200,15 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
 
 /// After the last step: rewrite the report with the run's final status (decided once,
 /// from what was delivered), or, for a stopped run without one, write a report of the steps
-/// that ran. A write that fails is a warning; the run's record is unchanged.
-pub fn finalize(ctx: &mut RunContext, status: RunStatus, reasons: &[String]) {
+/// that ran. A write that fails is a note in the run and an `Err` naming the file, which the
+/// CLI reports with a non-zero exit.
+pub fn finalize(ctx: &mut RunContext, status: RunStatus, reasons: &[String]) -> Result<(), String> {
     let Some(dir) = ctx.output_dir.clone() else {
-        return;
+        return Ok(());
     };
     let had_report = ctx.product(keys::REPORT_FILES).is_some();
     if !had_report && status != RunStatus::Stopped {
-        return;
+        return Ok(());
     }
     let input = report_input(ctx, status.word(), reasons.to_vec());
     match report::write(ctx, &input, &dir) {
@@ -217,11 +218,16 @@ pub fn finalize(ctx: &mut RunContext, status: RunStatus, reasons: &[String]) {
             Some("the report of the steps that ran before the stop".into()),
         ),
         Ok(_) => {}
-        Err(e) => ctx.note(&format!(
-            "The report could not be written with the run's final status ({}): {e}",
-            status.word()
-        )),
+        Err(e) => {
+            let why = format!(
+                "The report could not be written with the run's final status ({}): {e}",
+                status.word()
+            );
+            ctx.note(&why);
+            return Err(why);
+        }
     }
+    Ok(())
 }
 
 /// Register the report tools (last, in dependency order).

@@ -15,3 +15,4 @@ pub mod residuals;
 pub mod seismic;
 pub mod simd;
 pub mod tdem;
+pub mod truncated;

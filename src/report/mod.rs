@@ -92,16 +92,22 @@ pub fn write(
     // binary file): the report shows them as `\xNN`, never raw.
     let md = crate::methods::io::escape_control(&markdown(ctx, input, dir), "\n\t");
     let md_path = dir.join("report.md");
-    std::fs::write(&md_path, &md).map_err(|source| ReportError::Io {
-        path: md_path.clone(),
-        source,
+    // Both files through the run's one atomic writer: a full disk or a kill leaves the
+    // previous report whole (or none), never an empty or half file.
+    crate::runtime::run_folder::write_file_atomic(&md_path, md.as_bytes()).map_err(|source| {
+        ReportError::Io {
+            path: md_path.clone(),
+            source,
+        }
     })?;
     let html_path = dir.join("report.html");
     let page = html::render(&md, dir, "Hydrogeophysical survey report");
-    std::fs::write(&html_path, page).map_err(|source| ReportError::Io {
-        path: html_path.clone(),
-        source,
-    })?;
+    crate::runtime::run_folder::write_file_atomic(&html_path, page.as_bytes()).map_err(
+        |source| ReportError::Io {
+            path: html_path.clone(),
+            source,
+        },
+    )?;
     Ok(ReportFiles {
         markdown: md_path,
         html: html_path,

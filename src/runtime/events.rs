@@ -156,6 +156,14 @@ pub enum Event {
         /// The reasoning text received so far.
         text: String,
     },
+    /// Journal only: what the model added to the reasoning of the [`Event::Thought`] just
+    /// before it. The journal stores deltas (a 5 MB reasoning streamed in small parts would
+    /// otherwise be written out again with every part); [`crate::runtime::journal::replay`]
+    /// folds them back into one cumulative `Thought`.
+    ThoughtMore {
+        /// The text added since the previous thought event.
+        text: String,
+    },
     /// Tokens and cost after a model call.
     Usage {
         /// `provider · model`.

@@ -45,6 +45,9 @@ pub struct Journal {
     file: File,
     path: PathBuf,
     failed: bool,
+    /// The text of the thought events since the last other event (what a following
+    /// cumulative `Thought` is compared with to journal only its delta).
+    thought: String,
 }
 
 impl Journal {
@@ -62,11 +65,38 @@ impl Journal {
             file,
             path: path.to_path_buf(),
             failed: false,
+            thought: String::new(),
         })
+    }
+
+    /// The event as the journal stores it: a cumulative `Thought` that extends the one before
+    /// becomes a `ThoughtMore` with only the new text, so the journal grows with the text
+    /// streamed, not with its square.
+    fn delta(&mut self, event: &Event) -> Option<Event> {
+        let Event::Thought { text } = event else {
+            self.thought.clear();
+            return None;
+        };
+        let added = if self.thought.is_empty() {
+            None
+        } else {
+            text.strip_prefix(self.thought.as_str())
+        };
+        let more = added.map(|added| Event::ThoughtMore {
+            text: added.to_string(),
+        });
+        if let Some(Event::ThoughtMore { text: added }) = &more {
+            self.thought.push_str(added);
+        } else {
+            self.thought.clone_from(text);
+        }
+        more
     }
 
     /// Write one event; the line is complete on disk (in the kernel's hands) when this returns.
     pub fn append(&mut self, event: &Event) -> Result<(), JournalError> {
+        let delta = self.delta(event);
+        let event = delta.as_ref().unwrap_or(event);
         let mut line = serde_json::to_string(event).unwrap_or_else(|e| {
             // Serialising our own enum cannot fail for valid f64s; a NaN in a payload is the
             // only way, and it is recorded rather than lost.
@@ -154,7 +184,7 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
             continue;
         }
         match serde_json::from_str::<Event>(line) {
-            Ok(e) => out.events.push(e),
+            Ok(e) => fold_thought(&mut out.events, e),
             Err(_) if i == lines.len() - 1 && !last_complete => out.truncated_tail = true,
             Err(_) => {
                 return Err(JournalError::Malformed {
@@ -174,6 +204,16 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
         }
     }
     Ok(out)
+}
+
+/// Append `e`, folding a `ThoughtMore` into the `Thought` just before it (the cumulative
+/// reasoning the run emitted); one without a `Thought` before it becomes one.
+fn fold_thought(events: &mut Vec<Event>, e: Event) {
+    match (events.last_mut(), e) {
+        (Some(Event::Thought { text }), Event::ThoughtMore { text: more }) => text.push_str(&more),
+        (_, Event::ThoughtMore { text }) => events.push(Event::Thought { text }),
+        (_, e) => events.push(e),
+    }
 }
 
 /// The steps a sequence of events describes.
@@ -326,6 +366,61 @@ mod tests {
         j.append(&Event::Thought { text: "a".into() }).unwrap();
         // Read with a separate handle while the writer is still open.
         assert_eq!(replay(&path).unwrap().events.len(), 1);
+    }
+
+    #[test]
+    fn a_streamed_reasoning_is_journalled_as_deltas_and_read_back_whole() {
+        // Issue 19: a 5 MB streamed `why` made a 545 MB journal, each thought event holding
+        // the whole text so far. 1 MB streamed in 1 KiB parts, as the throttle emits it
+        // cumulatively, would be ~500 MB that way; as deltas it is the text once plus one
+        // line of JSON per part (bound: 3 MB, from the issue's acceptance).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        let mut j = Journal::open(&path).unwrap();
+        let part: String = "why ".repeat(256);
+        let mut so_far = String::new();
+        while so_far.len() < 1_000_000 {
+            so_far.push_str(&part);
+            j.append(&Event::Thought {
+                text: so_far.clone(),
+            })
+            .unwrap();
+        }
+        j.append(&Event::Warning { text: "w".into() }).unwrap();
+        // A new decision's reasoning starts afresh, whatever it shares with the last one.
+        j.append(&Event::Thought { text: "why".into() }).unwrap();
+        let size = std::fs::metadata(&path).unwrap().len();
+        assert!(size < 3_000_000, "journal is {size} bytes for 1 MB of text");
+        assert!(size > 1_000_000, "the text itself must be there ({size})");
+        let events = replay(&path).unwrap().events;
+        assert_eq!(
+            events.len(),
+            3,
+            "one cumulative thought, the warning, the new one"
+        );
+        assert!(matches!(&events[0], Event::Thought { text } if *text == so_far));
+        assert!(matches!(&events[2], Event::Thought { text } if text == "why"));
+    }
+
+    #[test]
+    fn a_thought_that_does_not_extend_the_last_is_journalled_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        let mut j = Journal::open(&path).unwrap();
+        for t in ["abc", "abcdef", "xyz"] {
+            j.append(&Event::Thought { text: t.into() }).unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"thought_more\""), "{text}");
+        let events = replay(&path).unwrap().events;
+        assert!(
+            matches!(&events[0], Event::Thought { text } if text == "abcdef"),
+            "{events:?}"
+        );
+        assert!(
+            matches!(&events[1], Event::Thought { text } if text == "xyz"),
+            "{events:?}"
+        );
     }
 
     #[test]

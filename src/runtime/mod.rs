@@ -6,6 +6,7 @@
 //! order when there is no model — runs it, records what it found, and chooses again, until the
 //! finish artifact (the report) exists. Every event is journalled before the run goes on.
 
+pub mod confine;
 pub mod context;
 pub mod controller;
 pub mod decide;
@@ -20,6 +21,8 @@ mod proptests;
 pub mod recovery;
 pub mod rules;
 pub mod run_folder;
+#[cfg(test)]
+mod sandbox_escapes;
 pub mod scratch;
 pub mod script_record;
 pub mod session;

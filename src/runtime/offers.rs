@@ -88,18 +88,27 @@ fn next_folder(ctx: &RunContext) -> (usize, PathBuf) {
     (n, base.join(n.to_string()))
 }
 
-fn save_record(r: &ScriptRecord) {
+/// Save the script's record in its folder. The script ran in that folder and may have left a
+/// link named like one of these files: each is written through the atomic writer, which
+/// replaces a link instead of writing through it (issue 19).
+pub(crate) fn save_record(r: &ScriptRecord) {
+    use super::run_folder::write_file_atomic;
     let _ = std::fs::create_dir_all(&r.folder);
-    let _ = std::fs::write(r.folder.join("proposed.py"), &r.proposed);
+    let mut files: Vec<(&str, String)> = vec![
+        ("proposed.py", r.proposed.clone()),
+        ("purpose.txt", r.purpose.clone()),
+        ("printed.txt", r.printed.clone()),
+        (
+            "record.json",
+            serde_json::to_string_pretty(r).unwrap_or_default(),
+        ),
+    ];
     if let Some(e) = &r.edited {
-        let _ = std::fs::write(r.folder.join("edited.py"), e);
+        files.push(("edited.py", e.clone()));
     }
-    let _ = std::fs::write(r.folder.join("purpose.txt"), &r.purpose);
-    let _ = std::fs::write(r.folder.join("printed.txt"), &r.printed);
-    let _ = std::fs::write(
-        r.folder.join("record.json"),
-        serde_json::to_string_pretty(r).unwrap_or_default(),
-    );
+    for (name, text) in files {
+        let _ = write_file_atomic(&r.folder.join(name), text.as_bytes());
+    }
 }
 
 /// Ask the model for code; a draft that breaks a rule is sent back once with the reason.

@@ -181,13 +181,56 @@ impl RunFolder {
     }
 }
 
-/// Write JSON to `path` through a temporary file and a rename, so a crash never leaves half a
-/// file.
+/// Write JSON to `path` through [`write_file_atomic`], so a crash or a full disk never
+/// leaves half a file (or an empty one) where the last good one was.
 pub fn write_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
     let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+    write_file_atomic(path, text.as_bytes())
+}
+
+/// Distinguishes the temporary files of concurrent writers in one process.
+static TEMP_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The one way the run writes a file others read (`result.json`, `run.json`, `report.md`,
+/// `report.html`): the bytes go to a new temporary file beside `path` (created with
+/// `create_new`, so never through a link someone planted), are `fsync`ed, and the temporary
+/// file is renamed over `path`; the folder is then synced so the rename survives a power
+/// cut. A reader sees the old file or the new one, never a part. On any failure the
+/// temporary file is removed and the error names `path`.
+pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
+    let serial = TEMP_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_file_name(format!(".{name}.{}-{serial}.tmp", std::process::id()));
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .and_then(|_| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(named(e));
+    }
+    // Syncing the folder makes the rename durable. Some file systems refuse to sync a
+    // folder (EINVAL); the file itself is already on disk then, so that refusal is not an
+    // error of the write.
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+        && let Ok(d) = std::fs::File::open(parent)
+        && let Err(e) = d.sync_all()
+        && e.kind() != std::io::ErrorKind::InvalidInput
+    {
+        return Err(named(e));
+    }
+    Ok(())
 }
 
 /// The reason a run that delivered nothing but (at most) its report gives.
@@ -389,6 +432,60 @@ mod tests {
         // With one real product it would be a success: the check can pass as well as fail.
         delivered(&mut ctx, "data");
         assert_eq!(status_of(&ctx, REPORT_KEY, vec![]).0, RunStatus::Success);
+    }
+
+    #[test]
+    fn an_atomic_write_replaces_the_file_whole_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RESULT_FILE);
+        write_file_atomic(&path, b"old").unwrap();
+        write_file_atomic(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec![RESULT_FILE.to_string()]);
+    }
+
+    #[test]
+    fn a_failed_atomic_write_keeps_the_old_file_and_names_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        // The target is a non-empty folder: the rename must fail after the bytes were written.
+        let path = dir.path().join("report.md");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("keep"), "x").unwrap();
+        let e = write_file_atomic(&path, b"# Report").unwrap_err();
+        assert!(e.to_string().contains("report.md"), "{e}");
+        assert_eq!(std::fs::read_to_string(path.join("keep")).unwrap(), "x");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "temporary file left"
+        );
+        // A folder that does not exist is an error too, not a silent no-op.
+        assert!(write_file_atomic(&dir.path().join("gone/result.json"), b"{}").is_err());
+    }
+
+    #[test]
+    fn an_atomic_write_replaces_a_planted_link_and_never_writes_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(outside.path(), "user's file").unwrap();
+        let path = dir.path().join(RESULT_FILE);
+        std::os::unix::fs::symlink(outside.path(), &path).unwrap();
+        write_file_atomic(&path, b"{}").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(outside.path()).unwrap(),
+            "user's file"
+        );
+        assert!(
+            !std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"{}");
     }
 
     #[test]

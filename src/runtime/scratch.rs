@@ -17,8 +17,17 @@
 //!    the interpreter and the system libraries, execute only the interpreter, and — where the
 //!    kernel's Landlock ABI has networking (v4+) — neither connect nor bind TCP; with ABI v6 it
 //!    cannot signal other processes or reach abstract Unix sockets.
-//! 5. **A Python audit hook** inside the child for what Landlock cannot see: no subprocesses,
-//!    sockets, native-library loading, or writes outside the folder.
+//! 5. **Kernel limits** ([`super::confine`]): seccomp refuses `fork`, new processes and
+//!    every `socket` (UDP too); `RLIMIT_CPU`, `RLIMIT_AS`, `RLIMIT_NPROC`, `RLIMIT_FSIZE`; a
+//!    process group of its own, killed whole at the time limit. Landlock reads exclude `/etc`
+//!    and `/proc` (the parent's environment holds the key).
+//! 6. **A Python audit hook** inside the child, as defence in depth only: a script can switch
+//!    it off by rebinding the runner's globals, and the layers above hold without it
+//!    (`sandbox_escapes` tests each attempt with the hook switched off that way).
+//!
+//! The parent reads what the script left with `O_NOFOLLOW`, never follows a link when it
+//! lists `out/`, and writes its own files there through the atomic writer (which replaces a
+//! planted link instead of writing through it).
 //!
 //! The protections actually active on this machine are reported ([`protections`]) and shown
 //! in the review dialog.
@@ -31,6 +40,13 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+use super::run_folder::write_file_atomic;
+
+/// The most of a script's stdout (and of its stderr) kept.
+const MAX_PRINTED: u64 = 1 << 20;
+/// The largest `_result.json` read back.
+const MAX_RESULT_BYTES: u64 = 16 << 20;
 
 /// Longer than this and nobody reads it before saying yes.
 pub const MAX_SOURCE_CHARS: usize = 6000;
@@ -321,23 +337,32 @@ pub fn landlock_abi() -> Option<i32> {
 pub fn protections() -> Vec<String> {
     let mut p = vec![
         "checked with Python's parser before you were asked".to_string(),
-        "runs in a process of its own, in its own folder, with a time limit".to_string(),
+        "runs in a process group of its own, in its own folder, with a time limit; the whole group is killed at the limit".to_string(),
+        "kernel limits: CPU time, 2 GiB of address space, no new processes, files up to 512 MiB".to_string(),
         "environment cleared: no API key or other secret reaches it; stdin closed".to_string(),
         "Python audit hook: no subprocesses, sockets, native libraries or writes outside its folder".to_string(),
     ];
     match landlock_abi() {
         Some(abi) => {
             p.push(format!(
-                "Landlock (kernel ABI v{abi}): writes only inside its folder, reads only its inputs and the interpreter, executes nothing else"
+                "Landlock (kernel ABI v{abi}): writes only inside its folder, reads only its inputs, the interpreter and the system libraries (not /etc, not /proc), executes nothing else"
             ));
             if abi >= 4 {
                 p.push("Landlock: TCP connect and bind denied".into());
             }
             if abi >= 6 {
-                p.push("Landlock: cannot signal other processes or reach abstract Unix sockets".into());
+                p.push(
+                    "Landlock: cannot signal other processes or reach abstract Unix sockets".into(),
+                );
             }
         }
-        None => p.push("Landlock is not available on this kernel: the audit hook is the only file and network guard".into()),
+        None => p.push(
+            "Landlock is not available on this kernel: the audit hook is the only file guard"
+                .into(),
+        ),
+    }
+    if super::confine::Filter::new().active() {
+        p.push("seccomp: no fork or new process, no socket of any kind (TCP, UDP, Unix)".into());
     }
     p
 }
@@ -471,14 +496,18 @@ fn ruleset(py: &Python, folder: &Path, inputs: &[PathBuf]) -> Option<landlock::R
         .ok()?
         .create()
         .ok()?;
+    // Not /etc (it holds /etc/shadow and the machine's configuration) and not /proc: a
+    // `/proc/self` opened here would be the *parent's* folder, environment and key included.
+    // Only the few /etc files the dynamic loader, time zones and fonts read.
     let mut reads: Vec<PathBuf> = [
         "/usr",
         "/lib",
         "/lib64",
-        "/etc",
+        "/etc/ld.so.cache",
+        "/etc/localtime",
+        "/etc/fonts",
         "/dev/null",
         "/dev/urandom",
-        "/proc/self",
     ]
     .iter()
     .map(PathBuf::from)
@@ -562,8 +591,9 @@ fn run_in_sandbox(
     if let (Some(j), Value::Object(extra)) = (job.as_object_mut(), job_extra) {
         j.extend(extra);
     }
-    let written = std::fs::write(folder.join("_job.json"), job.to_string())
-        .and_then(|_| std::fs::write(folder.join("_runner.py"), RUNNER));
+    // Through the atomic writer: a link left in the folder is replaced, never written through.
+    let written = write_file_atomic(&folder.join("_job.json"), job.to_string().as_bytes())
+        .and_then(|_| write_file_atomic(&folder.join("_runner.py"), RUNNER.as_bytes()));
     if let Err(e) = written {
         run.error = format!("cannot write the script's job file: {e}");
         return run;
@@ -583,22 +613,36 @@ fn run_in_sandbox(
         .env("PYTHONIOENCODING", "utf-8")
         .env("MPLBACKEND", "Agg")
         .env("MPLCONFIGDIR", folder.join("tmp"))
+        // One thread for the numeric libraries: the sandbox allows threads, but a pool per
+        // core is address space the RLIMIT_AS budget need not spend.
+        .env("OPENBLAS_NUM_THREADS", "1")
+        .env("OMP_NUM_THREADS", "1")
+        .env("MKL_NUM_THREADS", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    #[cfg(target_os = "linux")]
-    if let Some(rs) = ruleset(py, &folder, readable) {
+    #[cfg(unix)]
+    {
         use std::os::unix::process::CommandExt;
-        let mut slot = Some(rs);
-        // SAFETY: the ruleset was built in the parent; the child only makes the prctl and
-        // landlock_restrict_self system calls before exec, allocating nothing.
+        // A process group of its own, killed whole at the limit.
+        cmd.process_group(0);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let mut slot = ruleset(py, &folder, readable);
+        let limits = super::confine::Limits::for_timeout(timeout);
+        let filter = super::confine::Filter::new();
+        // SAFETY: the ruleset and the seccomp program were built in the parent; the child
+        // only makes system calls before exec (prctl, landlock_restrict_self, setrlimit,
+        // seccomp), allocating nothing.
         unsafe {
             cmd.pre_exec(move || {
                 if let Some(rs) = slot.take() {
                     rs.restrict_self()
                         .map_err(|e| std::io::Error::other(e.to_string()))?;
                 }
-                Ok(())
+                super::confine::apply_in_child(limits, &filter)
             });
         }
     }
@@ -613,17 +657,19 @@ fn run_in_sandbox(
     };
     let mut so = child.stdout.take();
     let mut se = child.stderr.take();
+    // At most MAX_PRINTED bytes of each stream are kept; a script printing more blocks on
+    // the full pipe once the reader stops, and meets its time limit.
     let out_t = std::thread::spawn(move || {
         let mut b = Vec::new();
         if let Some(s) = so.as_mut() {
-            let _ = s.read_to_end(&mut b);
+            let _ = s.take(MAX_PRINTED).read_to_end(&mut b);
         }
         b
     });
     let err_t = std::thread::spawn(move || {
         let mut b = Vec::new();
         if let Some(s) = se.as_mut() {
-            let _ = s.read_to_end(&mut b);
+            let _ = s.take(MAX_PRINTED).read_to_end(&mut b);
         }
         b
     });
@@ -631,17 +677,31 @@ fn run_in_sandbox(
     let status = match child.wait_timeout(timeout) {
         Ok(Some(s)) => Some(s),
         Ok(None) => {
+            super::confine::kill_group(child.id());
             let _ = child.kill();
             let _ = child.wait();
             None
         }
-        Err(_) => None,
+        Err(_) => {
+            super::confine::kill_group(child.id());
+            let _ = child.kill();
+            None
+        }
     };
+    // Whatever is left in the group (nothing, where seccomp holds) ends with the script.
+    super::confine::kill_group(child.id());
     let mut printed = out_t.join().unwrap_or_default();
     printed.extend(err_t.join().unwrap_or_default());
     run.printed = tail(&printed, 4000);
     run.seconds = t0.elapsed().as_secs_f64();
-    run.files = list_files(&folder.join("out"));
+    let listing = super::confine::list_files(&folder.join("out"));
+    run.files = listing.files;
+    if !listing.refused.is_empty() {
+        run.printed.push_str(&format!(
+            "\n[not taken from out/: {}]",
+            listing.refused.join("; ")
+        ));
+    }
     let Some(status) = status else {
         run.status = "timed_out".into();
         run.error = format!(
@@ -650,9 +710,11 @@ fn run_in_sandbox(
         );
         return run;
     };
-    let result: Option<Value> = std::fs::read_to_string(folder.join("_result.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok());
+    // Read without following a link the script may have put in its place, and capped.
+    let result: Option<Value> =
+        super::confine::read_regular(&folder.join("_result.json"), MAX_RESULT_BYTES)
+            .ok()
+            .and_then(|t| serde_json::from_slice(&t).ok());
     match result {
         Some(r) if r["status"] == "ok" => {
             run.status = "ok".into();
@@ -675,27 +737,6 @@ fn run_in_sandbox(
         }
     }
     run
-}
-
-/// Files under `dir`, relative, sorted.
-fn list_files(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let Ok(r) = p.strip_prefix(dir) {
-                out.push(r.display().to_string());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// Run an approved script: checked again, then in the sandbox with `inputs` (key → path)

@@ -53,8 +53,10 @@ pub struct RunSpec {
     pub finalize: Option<Finalize>,
 }
 
-/// The end-of-run hook: `(run, final status, reasons)`.
-pub type Finalize = Arc<dyn Fn(&mut RunContext, RunStatus, &[String]) + Send + Sync>;
+/// The end-of-run hook: `(run, final status, reasons)`. An `Err` says which file could not be
+/// written (the report with the final status); the run's outcome lists it as unwritten.
+pub type Finalize =
+    Arc<dyn Fn(&mut RunContext, RunStatus, &[String]) -> Result<(), String> + Send + Sync>;
 
 /// Receives `(key, product)` after each step that made them.
 pub type ProductSink = Arc<dyn Fn(&str, crate::runtime::SharedProduct) + Send + Sync>;
@@ -96,6 +98,10 @@ pub struct RunOutcome {
     pub ended: Ended,
     /// The run itself (steps, artifacts, warnings).
     pub context: RunContext,
+    /// Files the run had to write at its end and could not (`result.json`, the report with
+    /// the final status), each with its cause. Not empty: the run folder does not say how
+    /// the run ended, and the CLI exits with an error.
+    pub unwritten: Vec<String>,
 }
 
 /// Why a run could not even start.
@@ -126,20 +132,25 @@ fn report_paths(ctx: &RunContext, finish: &str) -> Option<(PathBuf, PathBuf)> {
     Some((md, html))
 }
 
+/// Write `result.json` as the run stands (after a step). A failure is reported on stderr
+/// and the run goes on: the next step, or the end, writes it again.
 fn write_result(ctx: &RunContext, dir: &Path, finish: &str, assess: &Option<Assess>) {
     let extra = assess.as_ref().map(|a| a(ctx)).unwrap_or_default();
     let (status, reasons) = status_of(ctx, finish, extra);
-    write_result_as(ctx, dir, finish, status, &reasons);
+    if let Err(e) = write_result_as(ctx, dir, finish, status, &reasons) {
+        eprintln!("warning: cannot write {RESULT_FILE}: {e}");
+    }
 }
 
-/// Write `result.json` with a status already decided.
+/// Write `result.json` with a status already decided (atomically: the old one stays whole
+/// when this fails).
 fn write_result_as(
     ctx: &RunContext,
     dir: &Path,
     finish: &str,
     status: RunStatus,
     reasons: &[String],
-) {
+) -> std::io::Result<()> {
     let report = report_paths(ctx, finish);
     let value = result_value(
         ctx,
@@ -147,12 +158,7 @@ fn write_result_as(
         reasons,
         report.as_ref().map(|(m, h)| (m.as_path(), h.as_path())),
     );
-    if let Err(e) = write_atomic(&dir.join(RESULT_FILE), &value) {
-        eprintln!(
-            "warning: cannot write {}: {e}",
-            dir.join(RESULT_FILE).display()
-        );
-    }
+    write_atomic(&dir.join(RESULT_FILE), &value)
 }
 
 /// Run a project to its end in a new run folder.
@@ -249,10 +255,15 @@ pub fn run(
     // is then (re)written with it and result.json records the same.
     let extra = assess.as_ref().map(|a| a(&ctx)).unwrap_or_default();
     let (status, reasons) = status_of(&ctx, &finish, extra);
-    if let Some(f) = &finalize {
-        f(&mut ctx, status, &reasons);
+    let mut unwritten = Vec::new();
+    if let Some(f) = &finalize
+        && let Err(e) = f(&mut ctx, status, &reasons)
+    {
+        unwritten.push(e);
     }
-    write_result_as(&ctx, &dir, &finish, status, &reasons);
+    if let Err(e) = write_result_as(&ctx, &dir, &finish, status, &reasons) {
+        unwritten.push(format!("{RESULT_FILE} could not be written: {e}"));
+    }
     ctx.events.emit(&Event::RunEnded {
         ended: ended.word().into(),
         status: status.word().into(),
@@ -265,6 +276,7 @@ pub fn run(
         reasons,
         ended,
         context: ctx,
+        unwritten,
     })
 }
 

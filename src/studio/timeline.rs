@@ -234,6 +234,9 @@ impl Timeline {
                 }
             }
             Event::Thought { text } => self.thinking = Some(text.clone()),
+            Event::ThoughtMore { text } => {
+                self.thinking.get_or_insert_with(String::new).push_str(text)
+            }
             Event::Usage {
                 run_tokens_in,
                 run_tokens_out,

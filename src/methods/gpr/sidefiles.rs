@@ -81,6 +81,7 @@ pub fn read_topography(path: &Path) -> Result<Topography, ReadError> {
 
 /// Parse the text of a topography table (see [`read_topography`]).
 pub fn parse_topography(path: &Path, text: &str) -> Result<Topography, ReadError> {
+    crate::methods::truncated::check_last_row(path, text)?;
     let mut rows: Vec<(usize, Vec<f64>)> = Vec::new();
     let mut seen_header = false;
     for (i, line) in text.lines().enumerate() {

@@ -310,6 +310,7 @@ pub fn parse_station_text(
     compressed: bool,
     options: &ReadOptions,
 ) -> Result<StationTable, ReadError> {
+    crate::methods::truncated::check_last_row(path, text)?;
     let mut notes = Vec::new();
     // Find the first non-comment, non-blank line and the comment just before it.
     let mut last_comment: Option<&str> = None;

@@ -425,6 +425,20 @@ pub fn parse_emtf_xml(path: &Path, text: &str) -> Result<TransferFunction, ReadE
             }
         }
     }
+    // A file cut before its closing elements (issue 19) is refused: its last period may
+    // hold half a value.
+    if let Some(open) = stack.last() {
+        let still_open: Vec<String> = stack.iter().rev().map(|n| format!("</{n}>")).collect();
+        return Err(ReadError::malformed(
+            path,
+            text.lines().count().max(1),
+            format!(
+                "the closing element </{open}> (still open: {}); the file ends before them, so it looks cut off",
+                still_open.join(" ")
+            ),
+            "the end of the file",
+        ));
+    }
     if periods.is_empty() {
         return Err(ReadError::format(
             path,

@@ -33,8 +33,48 @@ struct Channel {
     name: String,
 }
 
+/// A Z-file cut short (issue 19): fewer period blocks than the header's "number of
+/// frequencies", or a last block whose matrix rows are not those of the first (a row or a
+/// value missing). `blocks` holds each block's line and the number of values in each of its
+/// rows (transfer functions, signal power, residual covariance).
+fn check_blocks_complete(
+    path: &Path,
+    lines: &[&str],
+    declared: Option<(usize, usize)>,
+    blocks: &[(usize, Vec<usize>)],
+) -> Result<(), ReadError> {
+    let end = lines.len().max(1);
+    let cut = |expected: String, found: String| {
+        Err(ReadError::malformed(
+            path,
+            end,
+            format!("{expected}; the file ends before, so it looks cut off"),
+            found,
+        ))
+    };
+    if let (Some((first_line, first)), Some((last_line, last))) = (blocks.first(), blocks.last())
+        && blocks.len() > 1
+        && last != first
+    {
+        return cut(
+            format!(
+                "the period block of line {last_line} to have the rows of the block of line {first_line} (values per row: {first:?})"
+            ),
+            format!("{last:?}"),
+        );
+    }
+    match declared {
+        Some((n, at)) if blocks.len() < n => cut(
+            format!("{n} period blocks, as line {at} declares"),
+            format!("{} period blocks", blocks.len()),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Parse Z-file text.
 pub fn parse_zfile(path: &Path, text: &str) -> Result<TransferFunction, ReadError> {
+    crate::methods::truncated::check_last_row(path, text)?;
     let lines: Vec<&str> = text.lines().collect();
     if !lines
         .first()
@@ -49,6 +89,7 @@ pub fn parse_zfile(path: &Path, text: &str) -> Result<TransferFunction, ReadErro
     }
     let mut tf = TransferFunction::empty(TfFormat::EmtfZFile);
     let mut n_channels: Option<usize> = None;
+    let mut n_frequencies: Option<(usize, usize)> = None;
     let mut channels: Vec<Channel> = Vec::new();
     let mut first_period_line = None;
     for (i, l) in lines.iter().enumerate() {
@@ -78,6 +119,10 @@ pub fn parse_zfile(path: &Path, text: &str) -> Result<TransferFunction, ReadErro
         } else if low.starts_with("number of channels") {
             let toks: Vec<&str> = low.split_whitespace().collect();
             n_channels = toks.get(3).and_then(|t| t.parse().ok());
+            n_frequencies = toks
+                .get(7)
+                .and_then(|t| t.parse::<usize>().ok())
+                .map(|n| (n, i + 1));
         } else {
             let toks: Vec<&str> = l.split_whitespace().collect();
             if toks.len() >= 4 {
@@ -199,6 +244,14 @@ pub fn parse_zfile(path: &Path, text: &str) -> Result<TransferFunction, ReadErro
     if blks.is_empty() {
         return Err(ReadError::format(path, "no period blocks"));
     }
+    let shapes: Vec<(usize, Vec<usize>)> = blks
+        .iter()
+        .map(|b| {
+            let rows = b.tf.iter().chain(&b.sig).chain(&b.res);
+            (b.line, rows.map(Vec::len).collect())
+        })
+        .collect();
+    check_blocks_complete(path, &lines, n_frequencies, &shapes)?;
 
     // Rotation matrices (rows = channel direction cosines).
     let dir = |a: f64| (a.to_radians().cos(), a.to_radians().sin());

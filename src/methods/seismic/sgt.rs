@@ -99,6 +99,7 @@ pub fn read_sgt(path: &Path) -> Result<TravelTimes, ReadError> {
 
 /// Parse the text of a unified travel-time file (`path` names it in errors).
 pub fn parse_sgt(path: &Path, text: &str) -> Result<TravelTimes, ReadError> {
+    crate::methods::truncated::check_last_row(path, text)?;
     let mut notes = Vec::new();
     let mut guessed = false;
     let mut cur = Lines {

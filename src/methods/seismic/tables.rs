@@ -116,6 +116,7 @@ pub fn read_traveltime_csv(path: &Path) -> Result<TravelTimes, ReadError> {
 
 /// Parse the text of a travel-time CSV (`path` names it in errors).
 pub fn parse_traveltime_csv(path: &Path, text: &str) -> Result<TravelTimes, ReadError> {
+    crate::methods::truncated::check_last_row(path, text)?;
     let mut notes = Vec::new();
     let mut guessed = false;
     let mut lines = text
@@ -308,6 +309,7 @@ pub fn read_topography(path: &Path) -> Result<Topography, ReadError> {
 
 /// Parse the text of a topography table.
 pub fn parse_topography(path: &Path, text: &str) -> Result<Topography, ReadError> {
+    crate::methods::truncated::check_last_row(path, text)?;
     let mut notes = Vec::new();
     let mut lines = text
         .lines()
@@ -433,6 +435,9 @@ pub fn parse_pyrefra(files: [(&Path, &str); 3]) -> Result<TravelTimes, ReadError
         (shots_geo, shots_text),
         (receivers_geo, receivers_text),
     ] = files;
+    for (p, t) in files {
+        crate::methods::truncated::check_last_row(p, t)?;
+    }
     let geo = |p: &Path, text: &str| -> Result<Vec<(i64, f64, f64)>, ReadError> {
         let mut out = Vec::new();
         for (i, line) in text.lines().enumerate() {

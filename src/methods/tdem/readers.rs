@@ -161,6 +161,7 @@ fn position_in_name(name: &str) -> Position {
 /// and the note says so.
 pub fn read_table(path: &Path, options: &ReadOptions) -> Result<TdemFile, ReadError> {
     let text = read_text(path)?;
+    crate::methods::truncated::check_last_row(path, &text)?;
     let mut lines = text
         .lines()
         .enumerate()
@@ -379,6 +380,7 @@ fn number_after(line: &str, key: &str) -> Option<f64> {
 /// file does not say what it is, so this is marked as a guess).
 pub fn read_temfast(path: &Path, options: &ReadOptions) -> Result<TdemFile, ReadError> {
     let text = read_text(path)?;
+    crate::methods::truncated::check_last_row(path, &text)?;
     let lines: Vec<&str> = text.lines().collect();
     let starts: Vec<usize> = lines
         .iter()
@@ -624,6 +626,7 @@ fn usf_unit(text: &str, current: f64) -> Option<(ResponseUnit, f64)> {
 /// POINTS. Noise sweeps are skipped (noted).
 pub fn read_usf(path: &Path, options: &ReadOptions) -> Result<TdemFile, ReadError> {
     let text = read_text(path)?;
+    crate::methods::truncated::check_last_row(path, &text)?;
     let lines: Vec<&str> = text.lines().collect();
     let mut keys: std::collections::BTreeMap<String, (String, usize)> = Default::default();
     let mut notes = Vec::new();
@@ -967,6 +970,7 @@ fn read_usf_table(
 /// `elev`/`elevation` (with or without a `_m` suffix).
 pub fn read_geometry(path: &Path) -> Result<Vec<GeometryRow>, ReadError> {
     let text = read_text(path)?;
+    crate::methods::truncated::check_last_row(path, &text)?;
     let mut lines = text
         .lines()
         .enumerate()

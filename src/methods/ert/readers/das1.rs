@@ -93,6 +93,23 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
             }
         }
     }
+    if in_data || in_elec {
+        // A file cut inside a section (issue 19): its rows may stop anywhere.
+        let (section, end) = if in_data {
+            ("data", "#data_end")
+        } else {
+            ("electrode", "#elec_end")
+        };
+        let (no, last) = lines.last().copied().unwrap_or((1, ""));
+        return Err(ReadError::malformed(
+            path,
+            no,
+            format!(
+                "{end} after the {section} rows; the file ends inside the section, so it looks cut off"
+            ),
+            last,
+        ));
+    }
     let col = |k: &str| {
         cols.get(k)
             .copied()

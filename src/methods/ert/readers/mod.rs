@@ -287,6 +287,11 @@ pub fn parse_survey(
         syscal::parse_bin(path, bytes)?
     } else {
         let text = decode_text(bytes);
+        // A text cut inside its last row is refused (issue 19); the unified and Res2DInv
+        // readers check their own declared counts.
+        if !matches!(format, Format::Unified | Format::Res2dinv) {
+            crate::methods::truncated::check_last_row(path, &text)?;
+        }
         match format {
             Format::Unified => unified::parse(path, &text)?,
             Format::E4dSrv => e4d::parse(path, &text)?,

@@ -64,6 +64,21 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
         set_date(&mut s, &d, Some(t), "date field of the first record");
     }
     if let Some(n) = declared
+        && n > pos.len()
+    {
+        // Fewer records than the header declares: the file was cut (issue 19).
+        let (no, last) = lines.last().copied().unwrap_or((1, ""));
+        return Err(ReadError::malformed(
+            path,
+            no,
+            format!(
+                "{n} records, as line 2 declares (found {}); the file ends early, so it looks cut off",
+                pos.len()
+            ),
+            last,
+        ));
+    }
+    if let Some(n) = declared
         && n != pos.len()
     {
         s.notes.push(format!(
