@@ -531,3 +531,30 @@ fn gpr_figures_and_exports_that_cannot_be_written_leave_the_line() {
         &["load_gpr", "process_gpr"],
     );
 }
+
+/// Issue 17 item 1 with a question: a goal the data cannot answer (a water table, with no
+/// data at all) ends `incomplete`, naming the question and why, in result.json and the
+/// report (it ended `success` with the question listed as not delivered).
+#[test]
+fn an_unanswered_question_makes_the_run_incomplete() {
+    let tmp = tempfile::tempdir().expect("temporary folder");
+    std::fs::write(
+        tmp.path().join("project.json"),
+        r#"{"goal": "Where is the water table?", "inputs": {}}"#,
+    )
+    .expect("project");
+    let out = run_example(tmp.path(), None);
+    assert_eq!(out.status, RunStatus::Incomplete, "{:?}", out.reasons);
+    assert!(
+        out.reasons
+            .iter()
+            .any(|r| r.contains("\"Where is the water table?\" was not answered")),
+        "{:?}",
+        out.reasons
+    );
+    assert_eq!(result_status(&out.dir), "incomplete");
+    assert_eq!(
+        report_status(&read(&out.dir.join("report.md"))).as_deref(),
+        Some("incomplete")
+    );
+}

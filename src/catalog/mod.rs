@@ -63,13 +63,29 @@ fn build_registry() -> Registry {
 
 /// Why the run is incomplete in terms only the catalog knows: each product the goal asked
 /// for and the run did not make, with the reason the user can act on.
+/// A question of the goal that the run could not answer is a shortfall too (issue 17: a run
+/// whose goal was not served is not a success, whatever steps ran).
 pub fn assess(ctx: &RunContext) -> Vec<String> {
-    shortfall_reasons(ctx)
+    let mut out: Vec<String> = shortfall_reasons(ctx)
         .into_iter()
         .map(|(what, why)| {
             format!("The request asked for {what}, and the run did not produce it: {why}")
         })
-        .collect()
+        .collect();
+    if let Some(a) = kit::held::<answers::Answers>(ctx, kit::keys::ANSWERS) {
+        for q in a
+            .answers
+            .iter()
+            .filter(|q| q.status == answers::Status::NotAnswered)
+        {
+            out.push(format!(
+                "The question \"{}\" was not answered: {}",
+                q.question,
+                q.reason.as_deref().unwrap_or("no reason was recorded")
+            ));
+        }
+    }
+    out
 }
 
 /// The artifacts the goal asked for (a step they need is never left out in flexible mode).
