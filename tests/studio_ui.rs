@@ -268,6 +268,19 @@ fn step_by_step_asks_before_each_step_and_skip_and_stop_are_honoured() {
     h.step();
     assert_eq!(h.state().dialogs.len(), 1, "the approval still waits");
     assert!(h.state().shared.timeline.cards.is_empty(), "nothing ran");
+    // The panels stay usable while it waits (issue 18 item 4): the rail click opened ERT.
+    assert_eq!(h.state().panels[h.state().active].key(), "ert");
+    // And so does the note box: a note sent while the approval waits is queued for the run.
+    h.state_mut().note = "use lambda 5".into();
+    h.get_by_label("Send note").click();
+    h.step();
+    h.step();
+    assert_eq!(
+        h.state().shared.timeline.notes.len(),
+        1,
+        "the note was sent"
+    );
+    assert_eq!(h.state().dialogs.len(), 1, "and the approval still waits");
     h.get_by_label("Proceed").click();
     step_until(&mut h, 20, "the second approval", |a| {
         a.dialogs.current().is_some_and(|p| p.id != 1) && a.shared.timeline.cards.len() == 1

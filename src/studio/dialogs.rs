@@ -229,7 +229,12 @@ impl Dialogs {
         let id = front.id;
         let mut answer: Option<Command> = None;
         let escape = ctx.input(|i| i.key_pressed(egui::Key::Escape));
-        let _shown = egui::Modal::new(egui::Id::NULL.with(("hgx_request", id))).show(ctx, |ui| {
+        // An approval is a window, not a modal: while it waits the panels, the timeline and
+        // the note box stay usable (issue 18). Only its buttons answer it. Questions and
+        // script reviews are modal: they need the answer before anything else happens.
+        let is_approval = matches!(front.ask, Ask::Approval { .. });
+        let nothing_focused = ctx.memory(|m| m.focused().is_none());
+        let draw = |ui: &mut egui::Ui| {
             ui.set_max_width(760.0);
             match &mut front.ask {
                 Ask::Approval {
@@ -243,16 +248,23 @@ impl Dialogs {
                     ui.small(format!("module: {module}"));
                     ui.label(format!("Why: {reason}"));
                     if *irreversible {
-                        ui.colored_label(Color32::from_rgb(190, 60, 40), "This step cannot be undone.");
+                        ui.colored_label(
+                            Color32::from_rgb(190, 60, 40),
+                            "This step cannot be undone.",
+                        );
                     }
                     ui.horizontal(|ui| {
                         let proceed = ui.button("Proceed");
                         let skip = ui.button("Skip");
                         let stop = ui.button("Stop here");
-                        if !*irreversible {
-                            proceed.request_focus();
-                        } else {
-                            skip.request_focus();
+                        // The keyboard goes to the safe answer only when nothing else has
+                        // it: taking it every frame would make the note box unusable.
+                        if nothing_focused {
+                            if !*irreversible {
+                                proceed.request_focus();
+                            } else {
+                                skip.request_focus();
+                            }
                         }
                         if proceed.clicked() {
                             answer = Some(Command::Proceed { id });
@@ -309,22 +321,29 @@ impl Dialogs {
                     }
                     ui.label(format!(
                         "Protections on this machine: {}",
-                        if protections.is_empty() { "none".to_string() } else { protections.join("; ") }
-                    ));
-                    egui::ScrollArea::vertical().max_height(360.0).id_salt("script_code").show(ui, |ui| {
-                        if *editing {
-                            let label = ui.label("Edited source:");
-                            ui.add(
-                                egui::TextEdit::multiline(edited)
-                                    .code_editor()
-                                    .desired_width(f32::INFINITY)
-                                    .desired_rows(16),
-                            )
-                            .labelled_by(label.id);
+                        if protections.is_empty() {
+                            "none".to_string()
                         } else {
-                            ui.label(python_job(code, ui.style()));
+                            protections.join("; ")
                         }
-                    });
+                    ));
+                    egui::ScrollArea::vertical()
+                        .max_height(360.0)
+                        .id_salt("script_code")
+                        .show(ui, |ui| {
+                            if *editing {
+                                let label = ui.label("Edited source:");
+                                ui.add(
+                                    egui::TextEdit::multiline(edited)
+                                        .code_editor()
+                                        .desired_width(f32::INFINITY)
+                                        .desired_rows(16),
+                                )
+                                .labelled_by(label.id);
+                            } else {
+                                ui.label(python_job(code, ui.style()));
+                            }
+                        });
                     ui.horizontal(|ui| {
                         let decline = ui.button("Do not run");
                         // The safe answer has the keyboard, except while the person edits
@@ -340,7 +359,11 @@ impl Dialogs {
                                 edited_source: None,
                             });
                         }
-                        let edit_label = if *editing { "Show original" } else { "Edit before running" };
+                        let edit_label = if *editing {
+                            "Show original"
+                        } else {
+                            "Edit before running"
+                        };
                         if ui.button(edit_label).clicked() {
                             *editing = !*editing;
                         }
@@ -355,7 +378,17 @@ impl Dialogs {
                     });
                 }
             }
-        });
+        };
+        if is_approval {
+            egui::Window::new("Approve the next step")
+                .id(egui::Id::NULL.with(("hgx_request", id)))
+                .collapsible(false)
+                .resizable(false)
+                .anchor(egui::Align2::CENTER_TOP, egui::vec2(0.0, 48.0))
+                .show(ctx, draw);
+        } else {
+            egui::Modal::new(egui::Id::NULL.with(("hgx_request", id))).show(ctx, draw);
+        }
         // A click outside the dialog never answers it (egui's `should_close` would), and
         // Escape is not Stop: an approval is answered only by its buttons.
         let escape_answers = !matches!(front.ask, Ask::Approval { .. });
