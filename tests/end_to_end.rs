@@ -548,7 +548,7 @@ fn an_unanswered_question_makes_the_run_incomplete() {
     assert!(
         out.reasons
             .iter()
-            .any(|r| r.contains("\"Where is the water table?\" was not answered")),
+            .any(|r| r.contains("\"Where is the water table\" was not answered")),
         "{:?}",
         out.reasons
     );
