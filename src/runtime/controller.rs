@@ -834,6 +834,17 @@ impl Flex {
     }
 }
 
+/// The notes the user sent since the last look, kept as the run's guidance.
+fn take_notes(ctx: &mut RunContext, options: &RunOptions) -> Vec<String> {
+    let notes = options
+        .steering
+        .as_ref()
+        .map(Steering::take_notes)
+        .unwrap_or_default();
+    ctx.guidance.extend(notes.iter().cloned());
+    notes
+}
+
 /// Hold while paused, stop when told (the steering checkpoint). False: the run stops.
 fn checkpoint(ctx: &RunContext, options: &RunOptions) -> bool {
     if let Some(steer) = &options.steering {
@@ -991,12 +1002,7 @@ pub fn run_controller(
             return end(ctx, Ended::Stopped);
         }
         // 2. Notes.
-        let notes = options
-            .steering
-            .as_ref()
-            .map(Steering::take_notes)
-            .unwrap_or_default();
-        ctx.guidance.extend(notes.iter().cloned());
+        let notes = take_notes(ctx, options);
         // 3. Menu. With the report written and nothing left, the run is finished — except
         // that a flexible run's model may still propose (a re-run, a question) while it has
         // proposals left; it ends the run by answering "done".
@@ -1097,12 +1103,7 @@ pub fn run_controller(
             && options.recovery
             && let Some(d) = decider.as_deref_mut()
         {
-            let notes = options
-                .steering
-                .as_ref()
-                .map(Steering::take_notes)
-                .unwrap_or_default();
-            ctx.guidance.extend(notes.iter().cloned());
+            let notes = take_notes(ctx, options);
             let applied = recover(ctx, registry, d, (&name, options.mode), &notes, &mut spent);
             notes_read_by_recovery(ctx, &notes, applied);
         }

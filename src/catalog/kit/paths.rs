@@ -34,24 +34,7 @@ pub fn write_product(
     name: &str,
     write: impl FnOnce(&Path) -> anyhow::Result<Vec<PathBuf>>,
 ) -> Vec<PathBuf> {
-    let path = match product_path(ctx, name) {
-        Ok(p) => p,
-        Err(e) => {
-            let planned = planned_path(ctx, "products", name);
-            ctx.not_written(
-                &planned,
-                &format!("the products folder cannot be used: {e}"),
-            );
-            return Vec::new();
-        }
-    };
-    match write(&path) {
-        Ok(files) => files,
-        Err(e) => {
-            ctx.not_written(&path, &format!("{e:#}"));
-            Vec::new()
-        }
-    }
+    write_output(ctx, "products", name, write).unwrap_or_default()
 }
 
 /// Draw `figures/<name>.png` through `draw`. A figure is a convenience like any output
@@ -63,16 +46,28 @@ pub fn draw_figure<E: std::fmt::Display>(
     name: &str,
     draw: impl FnOnce(&Path) -> Result<(), E>,
 ) -> Option<PathBuf> {
-    let path = match figure_path(ctx, name) {
-        Ok(p) => p,
+    let file = format!("{name}.png");
+    write_output(ctx, "figures", &file, |p| draw(p).map(|()| p.to_path_buf()))
+}
+
+/// `<run folder>/<sub>/<file>` written by `write`; what cannot be written (the folder or the
+/// file) is recorded on the run and `None` returned.
+fn write_output<T, E: std::fmt::Display>(
+    ctx: &mut RunContext,
+    sub: &str,
+    file: &str,
+    write: impl FnOnce(&Path) -> Result<T, E>,
+) -> Option<T> {
+    let path = match run_subdir(ctx, sub) {
+        Ok(d) => d.join(file),
         Err(e) => {
-            let planned = planned_path(ctx, "figures", &format!("{name}.png"));
-            ctx.not_written(&planned, &format!("the figures folder cannot be used: {e}"));
+            let planned = planned_path(ctx, sub, file);
+            ctx.not_written(&planned, &format!("the {sub} folder cannot be used: {e}"));
             return None;
         }
     };
-    match draw(&path) {
-        Ok(()) => Some(path),
+    match write(&path) {
+        Ok(v) => Some(v),
         Err(e) => {
             ctx.not_written(&path, &format!("{e:#}"));
             None
