@@ -258,10 +258,13 @@ impl ChatPanel {
             if let Some(d) = p.parent() {
                 let _ = std::fs::create_dir_all(d);
             }
-            let _ = std::fs::write(
+            // Temp file + rename, as for the run's own records: a crash mid-save leaves
+            // the previous conversation whole, never a cut JSON file.
+            let _ = crate::runtime::run_folder::write_file_atomic(
                 p,
                 serde_json::to_string_pretty(&json!({"messages": self.messages}))
-                    .unwrap_or_default(),
+                    .unwrap_or_default()
+                    .as_bytes(),
             );
         }
     }
