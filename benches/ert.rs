@@ -4,6 +4,10 @@
 //! ert_dd48_truth.json (100 Ω·m with a 10 Ω·m and a 1000 Ω·m block).
 //! Run: `CARGO_TARGET_DIR=/work/target-bench cargo bench --bench ert`.
 
+#[macro_use]
+#[path = "../tests/support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::methods::ert::fem::{ForwardOperator, ForwardSettings, parameter_map};
 use hydrogeo_studio::methods::ert::mesh::{LineMeshParams, line_mesh};
 use hydrogeo_studio::methods::ert::readers::{Instrument, read_survey};
@@ -30,7 +34,7 @@ pub fn params() -> LineMeshParams {
 }
 
 static PROBLEM: LazyLock<Option<Problem>> = LazyLock::new(|| {
-    let path = hydrogeo_studio::field_data::bench("ert_dd48.dat")?;
+    let path = field_data::bench("ert_dd48.dat")?;
     let s = read_survey(&path, Instrument::Auto).expect("bench file reads");
     let el = s.line_positions();
     let coarse = line_mesh(&el, &[], &params(), &[]).expect("mesh");
@@ -87,7 +91,7 @@ fn jacobian(b: divan::Bencher) {
 #[divan::bench(sample_count = 5)]
 fn inversion(b: divan::Bencher) {
     use hydrogeo_studio::methods::ert::inversion::{InversionParams, invert_survey};
-    let Some(path) = hydrogeo_studio::field_data::bench("ert_dd48.dat") else {
+    let Some(path) = field_data::bench("ert_dd48.dat") else {
         return;
     };
     let s = read_survey(&path, Instrument::Auto).expect("bench file reads");

@@ -3,10 +3,13 @@
 //! through every step in under 0.5 s"). Run with
 //! `CARGO_TARGET_DIR=/work/target-bench cargo bench --bench gpr`.
 
+#[macro_use]
+#[path = "../tests/support/field_data.rs"]
+mod field_data;
+
 use std::path::PathBuf;
 
 use divan::Bencher;
-use hydrogeo_studio::field_data;
 use hydrogeo_studio::methods::gpr::{
     self, GprLine, bandpass, filters, migration, process, sidefiles, velocity,
 };

@@ -3,6 +3,10 @@
 //!
 //! `CARGO_TARGET_DIR=/work/target-bench cargo bench --bench gravmag`
 
+#[macro_use]
+#[path = "../tests/support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::methods::gravmag::inversion::{
     InversionData, InversionOptions, invert_gravmag,
 };
@@ -27,8 +31,7 @@ fn mesh() -> TensorMesh {
 
 /// Stations, values and errors of grav_400.csv.
 fn data() -> (Vec<[f64; 3]>, Vec<f64>, Vec<f64>) {
-    let path =
-        hydrogeo_studio::field_data::bench("grav_400.csv").expect("../shared/bench/grav_400.csv");
+    let path = field_data::bench("grav_400.csv").expect("../shared/bench/grav_400.csv");
     let t = read_station_table(&path, &ReadOptions::default()).unwrap();
     let err = t.error.clone().unwrap();
     (t.positions(0.0), t.value, err)

@@ -5,6 +5,10 @@
 //!
 //! Run: `CARGO_TARGET_DIR=/work/target-bench cargo bench --bench mt`.
 
+#[macro_use]
+#[path = "../tests/support/field_data.rs"]
+mod field_data;
+
 use std::sync::OnceLock;
 
 use hydrogeo_studio::methods::mt::{
@@ -24,8 +28,8 @@ struct Problem {
 fn problem() -> Option<&'static Problem> {
     static P: OnceLock<Option<Problem>> = OnceLock::new();
     P.get_or_init(|| {
-        let csv = hydrogeo_studio::field_data::bench("mt_3layer.csv")?;
-        let truth = hydrogeo_studio::field_data::bench("mt_3layer_truth.json")?;
+        let csv = field_data::bench("mt_3layer.csv")?;
+        let truth = field_data::bench("mt_3layer_truth.json")?;
         let truth: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(truth).ok()?).ok()?;
         let thickness_m = truth["inversion_model"]["thickness_m_top_down"]

@@ -4,6 +4,10 @@
 //!
 //! Run: `CARGO_TARGET_DIR=/work/target-bench cargo bench --bench seismic`.
 
+#[macro_use]
+#[path = "../tests/support/field_data.rs"]
+mod field_data;
+
 use std::sync::atomic::AtomicBool;
 
 use hydrogeo_studio::methods::seismic::TravelTimes;
@@ -19,7 +23,7 @@ fn main() {
 }
 
 fn data() -> TravelTimes {
-    let path = hydrogeo_studio::field_data::bench("tt_48.sgt")
+    let path = field_data::bench("tt_48.sgt")
         .expect("../shared/bench/tt_48.sgt is needed for this benchmark");
     read_sgt(&path).expect("tt_48.sgt reads")
 }

@@ -3,6 +3,10 @@
 //! Jacobian, and the whole 30-layer smooth (Occam) inversion of the benchmark data with
 //! SimPEG's layering (2·1.1^i m), start 100 Ω·m and the file's 5 % errors.
 
+#[macro_use]
+#[path = "../tests/support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::methods::tdem::forward::{
     FilterChoice, Forward, ForwardSettings, JacobianParams, LayeredEarth, Quantity, TemSystem,
 };
@@ -66,7 +70,7 @@ fn jacobian_30_layers(b: divan::Bencher) {
 
 #[divan::bench(args = ["key201", "key101"], sample_count = 5, sample_size = 1)]
 fn invert_30_layers(b: divan::Bencher, filters: &str) {
-    let Some(path) = hydrogeo_studio::field_data::bench("tdem_3layer.csv") else {
+    let Some(path) = field_data::bench("tdem_3layer.csv") else {
         return;
     };
     let file = read_table(&path, &ReadOptions::default()).unwrap();

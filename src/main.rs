@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! hydrogeo-studio [--project P] [--exit-after-first-frame]   open the studio (the bundled
-//!     [--auto-run] [--panel L] [--screenshot PNG]              example project by default)
+//!     [--auto-run|--step-run] [--panel L] [--screenshot PNG]    example project by default)
 //! hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--max-steps N]
 //! hydrogeo-studio read <file>                                 JSON summary of a data file
 //! hydrogeo-studio models                                      the model configuration, checked
@@ -57,11 +57,13 @@ const USAGE: &str = "HydroGeo Studio — hydrogeophysical field data to an hones
 
 Usage:
   hydrogeo-studio [--project <project.json|folder>] [--exit-after-first-frame]
-                  [--auto-run] [--panel <ERT|Seismic|EM|MT|Grav/Mag|GPR|Report>] [--screenshot <png>]
+                  [--auto-run | --step-run] [--panel <ERT|Seismic|EM|MT|Grav/Mag|GPR|Report>]
+                  [--screenshot <png>]
         Open the studio window (on the bundled example project by default). Without a
         display, runs the project headless instead and says so. --auto-run starts Auto to
-        report at once; --panel shows that module; --screenshot saves the window as a PNG
-        once the run has ended, then closes.
+        report at once, --step-run Step by step; --panel shows that module; --screenshot
+        saves the window as a PNG once the run has ended (with --step-run: at its first
+        question, which is then declined and the run stopped), then closes.
   hydrogeo-studio run <project.json|folder> [--out DIR] [--step-by-step] [--flexible] [--max-steps N]
         Run the project to a report without a window. --flexible lets the model look at
         products and propose off-route steps (each put to you; declined without a terminal). Each step is printed as it starts and
@@ -180,6 +182,7 @@ fn cmd_studio(args: &[String]) -> Result<Exit, Failure> {
             }
             "--exit-after-first-frame" => exit_after_first_frame = true,
             "--auto-run" => unattended.auto_run = true,
+            "--step-run" => unattended.step_run = true,
             "--panel" => {
                 i += 1;
                 unattended.panel = Some(args.get(i).context("--panel needs a rail label")?.clone());

@@ -7,6 +7,10 @@
 //! 0.35·√(132.3/653.6) = 0.157 above the water table to φ = 0.35 below it). Königsee: the
 //! depth of pyGIMLi's 2000 m/s contour in `tests/oracles/koenigsee_pygimli_model.json`.
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use std::path::{Path, PathBuf};
 
 use hydrogeo_studio::catalog::kit::format::pm;
@@ -206,7 +210,7 @@ fn unanswerable_and_missing_questions_say_why() {
 /// (+0.45 m, +10 %) is the difference between the two inversions.
 #[test]
 fn koenigsee_bedrock_depth_matches_pygimli_contour() {
-    let Some(sgt) = hydrogeo_studio::field_data::data("seismic/gimli_koenigsee.sgt") else {
+    let Some(sgt) = field_data::data("seismic/gimli_koenigsee.sgt") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

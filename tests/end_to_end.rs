@@ -82,10 +82,74 @@ const METHOD_SECTIONS: &[&str] = &[
     "GPR",
 ];
 
+/// What a kill right after the report step would leave: `report.md` and `result.json` as
+/// they are when that step ends, before the run's end rewrites them.
+#[derive(Default)]
+struct KillSnapshot {
+    run_dir: Option<PathBuf>,
+    report_md: Option<String>,
+    result_json: Option<String>,
+}
+
+/// A listener that fills `snap` when the report step ends.
+fn snapshot_at_report_step(
+    snap: std::sync::Arc<std::sync::Mutex<KillSnapshot>>,
+) -> hydrogeo_studio::runtime::events::Listener {
+    use hydrogeo_studio::runtime::events::Event;
+    Box::new(move |e: &Event| {
+        let Ok(mut s) = snap.lock() else { return };
+        match e {
+            Event::RunStarted { run_dir, .. } => s.run_dir = Some(PathBuf::from(run_dir)),
+            Event::StepFinished { tool, .. }
+                if tool.starts_with("write_") && tool.ends_with("report") =>
+            {
+                if let Some(d) = s.run_dir.clone() {
+                    s.report_md = std::fs::read_to_string(d.join("report.md")).ok();
+                    s.result_json = std::fs::read_to_string(d.join("result.json")).ok();
+                }
+            }
+            _ => {}
+        }
+    })
+}
+
 #[test]
 fn the_example_runs_to_a_successful_report_with_every_method() {
     let (_tmp, dir) = example_copy();
-    let out = run_example(&dir, None);
+    // Issue 19: a kill between the report step and the run's end left a report saying
+    // success while result.json said incomplete. The files as the step leaves them are kept
+    // here and compared: both must say incomplete, naming why, and the final ones must agree.
+    let snap = std::sync::Arc::new(std::sync::Mutex::new(KillSnapshot::default()));
+    let mut spec = catalog::run_spec(Project::load(&dir).expect("project.json loads"));
+    spec.listeners.push(snapshot_at_report_step(snap.clone()));
+    let out = run(spec, &catalog::registry(), None).expect("the run folder can be written");
+    {
+        use hydrogeo_studio::runtime::run_folder::NOT_ENDED_REASON;
+        let s = snap.lock().expect("snapshot");
+        let md = s
+            .report_md
+            .as_deref()
+            .expect("report.md exists when its step ends");
+        assert_eq!(report_status(md).as_deref(), Some("incomplete"), "{md}");
+        assert!(md.contains(NOT_ENDED_REASON), "{md}");
+        let result = s
+            .result_json
+            .as_deref()
+            .expect("result.json exists after a step");
+        let v: serde_json::Value = serde_json::from_str(result).expect("result.json is JSON");
+        assert_eq!(v["status"], "incomplete", "{result}");
+        assert_eq!(v["reasons"][0], NOT_ENDED_REASON, "{result}");
+        let final_md = read(&out.dir.join("report.md"));
+        assert!(
+            !final_md.contains(NOT_ENDED_REASON),
+            "the end rewrites the report"
+        );
+        assert!(!read(&out.dir.join("result.json")).contains(NOT_ENDED_REASON));
+        assert_eq!(
+            report_status(&final_md).as_deref(),
+            Some(result_status(&out.dir).as_str())
+        );
+    }
     let failed: Vec<String> = out
         .context
         .steps

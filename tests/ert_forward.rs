@@ -1,6 +1,10 @@
 //! 2.5D forward model against closed forms (acceptance items of issue #5; tolerances from
 //! ../shared/reference/geophysics.md §5.1).
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::methods::ert::Quadrupole;
 use hydrogeo_studio::methods::ert::fem::{Formulation, ForwardOperator, ForwardSettings};
 use hydrogeo_studio::methods::ert::mesh::{Interface, LineMeshParams, line_mesh};
@@ -312,7 +316,7 @@ fn real_survey_with_topography_runs_end_to_end() {
     // and sums per datum to ≈ 1 (∂ log ρa/∂ log ρ over all parameters = 1 for a homogeneous
     // earth: ρa scales with ρ), to 1e-6.
     use hydrogeo_studio::methods::ert::readers::{Instrument, read_survey};
-    let p = hydrogeo_studio::require_data!("ert/phgx/Bert/fielddataline2.dat");
+    let p = require_data!("ert/phgx/Bert/fielddataline2.dat");
     let s = read_survey(&p, Instrument::Auto).unwrap();
     let params = LineMeshParams {
         n_between: 1,

@@ -1,6 +1,10 @@
 //! ERT inversion on real data (acceptance items of issue #6; tolerances from the issue and
 //! ../shared/reference/geophysics.md §5.1.3).
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::methods::ert::inversion::{
     ErrorSource, InversionParams, default_mesh_params, invert_survey,
 };
@@ -17,8 +21,8 @@ fn gallery_reaches_chi2_one_and_matches_simpeg() {
     // within 15 iterations, predicted ρa rrms ≤ 1.5 %, median |Δlog10 ρ| ≤ 0.15 against the
     // SimPEG model (ert_gallery_simpeg_model.json: cells) where SimPEG's coverage exceeds
     // 1e-3 of its maximum.
-    let p = hydrogeo_studio::require_data!("ert/gimli/gallery.dat");
-    let oracle = hydrogeo_studio::require_oracle!("ert_gallery_simpeg_model.json");
+    let p = require_data!("ert/gimli/gallery.dat");
+    let oracle = require_oracle!("ert_gallery_simpeg_model.json");
     let s = read_survey(&p, Instrument::Auto).unwrap();
     let flag = AtomicBool::new(false);
     let mut pr = quiet();
@@ -78,7 +82,7 @@ fn gallery_reaches_chi2_one_and_matches_simpeg() {
 #[test]
 fn fielddataline2_with_topography_converges() {
     // fielddataline2.dat: 72 electrodes on 8.7 m of relief, 936 data. Acceptance: χ² ≤ 1.5.
-    let p = hydrogeo_studio::require_data!("ert/phgx/Bert/fielddataline2.dat");
+    let p = require_data!("ert/phgx/Bert/fielddataline2.dat");
     let s = read_survey(&p, Instrument::Auto).unwrap();
     let flag = AtomicBool::new(false);
     let mut pr = quiet();
@@ -112,7 +116,7 @@ fn evaluation_retries_an_underfit_model_with_half_the_lambda() {
     // (underfit: data-fit score 60 − 10·(χ² − 1.5) < 60, so it fails); the evaluation inverts
     // again with λ = 10 (quality::retry_lambda), which fits (χ² < 1.5), and keeps that one.
     use hydrogeo_studio::methods::ert::evaluation::{EvaluationSettings, evaluate};
-    let p = hydrogeo_studio::require_data!("ert/gimli/gallery.dat");
+    let p = require_data!("ert/gimli/gallery.dat");
     let s = read_survey(&p, Instrument::Auto).unwrap();
     let flag = AtomicBool::new(false);
     let params = InversionParams::default();

@@ -1,6 +1,10 @@
 //! No panics from user data: every ERT reader gets arbitrary bytes and mutated real files and
 //! must return Ok or Err (proptest; the property is "returns", any panic fails the test).
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::methods::ert::readers::{self, Instrument, electrodes};
 use proptest::prelude::*;
 use std::path::Path;
@@ -121,7 +125,7 @@ proptest! {
 
     #[test]
     fn mutated_real_files_never_panic(which in 0usize..FILES.len(), muts in proptest::collection::vec(mutation(), 1..6)) {
-        let Some(path) = hydrogeo_studio::field_data::data(FILES[which]) else { return Ok(()); };
+        let Some(path) = field_data::data(FILES[which]) else { return Ok(()); };
         let bytes = std::fs::read(&path).expect("readable");
         let m = mutate(&bytes, &muts);
         let _ = readers::parse_survey(&path, &m, Instrument::Auto);

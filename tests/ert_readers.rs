@@ -4,9 +4,12 @@
 //! Tolerances: counts exact; Σ|R| and Σρa to 1e-9 relative (the oracles sum the same float64
 //! values in another order; 1e-9 leaves room only for summation order).
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::methods::ert::readers::{self, Instrument, electrodes, unified};
 use hydrogeo_studio::methods::ert::{Format, Survey};
-use hydrogeo_studio::{require_data, require_oracle};
 use serde_json::Value;
 use std::path::Path;
 
@@ -34,7 +37,7 @@ fn reference(entry: &Value) -> (&Value, &'static str) {
 }
 
 fn check_file(rel_path: &str, entry: &Value) -> Survey {
-    let path = hydrogeo_studio::field_data::data(rel_path).expect("listed in the oracle");
+    let path = field_data::data(rel_path).expect("listed in the oracle");
     let s =
         readers::read_survey(&path, Instrument::Auto).unwrap_or_else(|e| panic!("{rel_path}: {e}"));
     let (block, from) = reference(entry);
@@ -98,7 +101,7 @@ fn every_oracle_file_reads_with_matching_counts_and_sums() {
         let kind = entry.get("kind").and_then(Value::as_str).unwrap_or("");
         if kind.contains("reference model") {
             // bedrock.txt is a model section, not ERT data: it must be refused, not misread.
-            let p = hydrogeo_studio::field_data::data(rel_path).expect("listed");
+            let p = field_data::data(rel_path).expect("listed");
             assert!(
                 readers::read_survey(&p, Instrument::Auto).is_err(),
                 "{rel_path}"
@@ -106,7 +109,7 @@ fn every_oracle_file_reads_with_matching_counts_and_sums() {
             continue;
         }
         if kind.contains("electrode") {
-            let p = hydrogeo_studio::field_data::data(rel_path).expect("listed");
+            let p = field_data::data(rel_path).expect("listed");
             let t =
                 electrodes::read_electrode_table(&p).unwrap_or_else(|e| panic!("{rel_path}: {e}"));
             assert_eq!(
@@ -177,7 +180,7 @@ fn first_quadrupoles_match_the_oracle_numbering() {
 #[test]
 fn survey_times_are_year_first_or_a_question() {
     let t = |rel: &str| {
-        let p = hydrogeo_studio::field_data::data(rel).expect("present");
+        let p = field_data::data(rel).expect("present");
         readers::read_survey(&p, Instrument::Auto).unwrap()
     };
     let _ = require_data!("ert/phgx/DAS/20171105_1418.Data");

@@ -1,6 +1,10 @@
 //! Time-lapse ERT (issue #6 acceptance): identity tests for every scheme, a synthetic −20 %
 //! block recovered by difference inversion, and every scheme on the real DAS-1 series.
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::methods::ert::fem::{ForwardOperator, ForwardSettings};
 use hydrogeo_studio::methods::ert::inversion::InversionParams;
 use hydrogeo_studio::methods::ert::mesh::{LineMeshParams, line_mesh};
@@ -65,7 +69,7 @@ fn synthetic(n_el: usize, rho: &dyn Fn(f64, f64) -> f64, noise: f64, seed: u64) 
 
 fn identity(method: TimeLapseMethod) {
     // A survey against itself: no change anywhere, |Δ ln ρ| < 1e-3 (issue #6).
-    let p = hydrogeo_studio::require_data!("ert/gimli/gallery.dat");
+    let p = require_data!("ert/gimli/gallery.dat");
     let s = read_survey(&p, Instrument::Auto).unwrap();
     let flag = AtomicBool::new(false);
     let mut pr = quiet();
@@ -176,9 +180,9 @@ fn difference_inversion_recovers_a_minus_20_percent_block() {
 /// instrument's Std./|V/I| errors are below 1 %, so a 3 % floor; a 15 m deep parameter mesh.
 fn das_series(method: TimeLapseMethod) {
     use hydrogeo_studio::methods::ert::readers::read_survey_with_electrodes;
-    let a = hydrogeo_studio::require_data!("ert/phgx/DAS/20171105_1418.Data");
-    let b = hydrogeo_studio::require_data!("ert/phgx/DAS/20171107_1417.Data");
-    let e = hydrogeo_studio::require_data!("ert/phgx/DAS/electrodes.dat");
+    let a = require_data!("ert/phgx/DAS/20171105_1418.Data");
+    let b = require_data!("ert/phgx/DAS/20171107_1417.Data");
+    let e = require_data!("ert/phgx/DAS/electrodes.dat");
     let s = vec![
         read_survey_with_electrodes(&a, Instrument::Auto, &e).unwrap(),
         read_survey_with_electrodes(&b, Instrument::Auto, &e).unwrap(),

@@ -5,12 +5,15 @@
 //! speed measurement), none may panic, and every refusal must name the file and say why.
 //! The originals are only read: variants are written to a temporary folder.
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use hydrogeo_studio::catalog::read_summary;
-use hydrogeo_studio::field_data;
 
 /// One file of each reader family.
 const FILES: &[&str] = &[

@@ -13,8 +13,11 @@
 //! Every file must be listed below: a file added to the data without an entry fails the
 //! test until someone says what `read` should make of it.
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use hydrogeo_studio::catalog::read_summary;
-use hydrogeo_studio::field_data;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

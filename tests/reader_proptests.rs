@@ -3,10 +3,13 @@
 //! through `catalog::read_summary`, never panics, and a refusal names the file and a cause.
 //! The number of cases is `PROPTEST_CASES` (CI bounds it in `.ci/run`; 32 here otherwise).
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use std::path::{Path, PathBuf};
 
 use hydrogeo_studio::catalog::read_summary;
-use hydrogeo_studio::field_data;
 use proptest::prelude::*;
 
 /// One file per family: ERT, TDEM, MT, gravity/magnetics, seismic, GPR.

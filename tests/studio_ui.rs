@@ -1,6 +1,10 @@
 //! The studio driven like a person would: find widgets by label, click, step frames, assert on
 //! what is shown and on the run's record. No display or GPU needed (egui_kittest).
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -840,10 +844,10 @@ fn a_question_from_the_model_reaches_the_dialog_and_the_answer_reaches_the_model
 /// runs it to a report.
 #[test]
 fn a_new_project_from_a_folder_of_data_runs_to_a_report() {
-    let Some(dat) = hydrogeo_studio::field_data::data("ert/gimli/bedrock.dat") else {
+    let Some(dat) = field_data::data("ert/gimli/bedrock.dat") else {
         return;
     };
-    let Some(readme) = hydrogeo_studio::field_data::data("ert/README.txt") else {
+    let Some(readme) = field_data::data("ert/README.txt") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -1023,4 +1027,67 @@ fn the_chat_reads_the_water_table_from_the_answers() {
     assert_eq!(a["evidence"].as_array().unwrap().len(), 2);
     assert_eq!(v["files"][0], "figures/answers_evidence.png");
     h.get_by_label_contains("4.1 ± 0.2 m");
+}
+
+/// Issue 24 item 5: Settings' "Test connection" makes the same check as `hydrogeo-studio
+/// models` — one request over HTTP to the endpoint typed there, with the key typed for the
+/// session — off the UI thread, and shows the endpoint's answer (a loopback server here).
+#[test]
+fn test_connection_in_settings_asks_the_endpoint_and_shows_its_answer() {
+    use support::model_server::{ModelServer, Reply, Turn};
+    let server = ModelServer::start(vec![Turn::any(Reply::Text("pong".into()))]);
+    let (mut app, _setup) = app(chain(0), no_model());
+    app.settings.provider = "openai".into();
+    app.settings.base_url = server.url.clone();
+    app.settings.model = "scenario-model".into();
+    app.settings_window.typed_key = "sk-typed-0123456789".into();
+    app.settings_window.open = true;
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label("Test connection").click();
+    step_until(&mut h, 20, "the endpoint's answer", |a| {
+        a.settings_window.check.is_some()
+    });
+    h.get_by_label_contains("The endpoint answered: \"pong\"");
+    assert_eq!(server.bodies().len(), 1, "one request");
+    assert_eq!(server.unanswered(), Vec::<String>::new());
+}
+
+/// Issue 24 item 4: the newest exchange is at the bottom — messages and the notices that
+/// answer them in the order they came (the notices used to be drawn after every message, so a
+/// new message appeared above the old notices), and the view follows it.
+#[test]
+fn the_chat_keeps_the_newest_exchange_at_the_bottom_and_in_view() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("project.json"), r#"{"goal": "g"}"#).unwrap();
+    // No chat model: each message is answered by a notice that none is connected.
+    let mut h = chat_harness(dir.path(), Arc::new(|| None));
+    for word in ["first", "second", "third"] {
+        h.state_mut().chat.input = format!("the {word} message");
+        h.get_by_label("Send").click();
+        for _ in 0..3 {
+            h.step();
+        }
+    }
+    let top = |h: &Harness<'static, StudioApp>, l: &str| h.get_by_label(l).rect().top();
+    let (a, b, c) = (
+        top(&h, "You: the first message"),
+        top(&h, "You: the second message"),
+        top(&h, "You: the third message"),
+    );
+    let mut notices: Vec<f32> = h
+        .get_all_by_label_contains("No model is connected")
+        .map(|n| n.rect().top())
+        .collect();
+    notices.sort_by(f32::total_cmp);
+    assert_eq!(notices.len(), 3);
+    assert!(
+        a < notices[0] && notices[0] < b && b < notices[1] && notices[1] < c && c < notices[2],
+        "in the order they came: {a} {notices:?} {b} {c}"
+    );
+    // In view: the newest notice lies inside the window.
+    assert!(
+        notices[2] < 900.0,
+        "the newest is visible without scrolling: {notices:?}"
+    );
 }

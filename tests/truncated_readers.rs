@@ -4,10 +4,13 @@
 //! field-data helper) and reads it through `catalog::read_summary`, the `read` command's
 //! path; the whole file is read too, so each check is seen to pass as well as fail.
 
+#[macro_use]
+#[path = "support/field_data.rs"]
+mod field_data;
+
 use std::path::{Path, PathBuf};
 
 use hydrogeo_studio::catalog::read_summary;
-use hydrogeo_studio::field_data;
 
 /// Where a file is cut.
 #[derive(Clone, Copy)]
@@ -53,16 +56,31 @@ fn cut(text: &str, how: Cut) -> String {
 
 /// Read `rel` whole (must pass) and cut (must be refused naming the file and a line).
 fn assert_cut_refused(rel: &str, how: Cut) {
-    let Some(src) = field_data::data(rel) else {
+    assert_cut_refused_beside(rel, rel, &[], how);
+}
+
+/// Read `read_rel` whole (must pass), then again in a folder holding it and `beside` (names
+/// in the same folder, copied whole) with `cut_rel` (one of them, or `read_rel`) written cut
+/// over its copy: the read must be refused, naming the cut file and a line. For readers that take a file with its companions (PyRefra
+/// picks with their .geo files, a GPR topography table beside its radar line).
+fn assert_cut_refused_beside(read_rel: &str, cut_rel: &str, beside: &[&str], how: Cut) {
+    let (Some(src), Some(cut_src)) = (field_data::data(read_rel), field_data::data(cut_rel)) else {
         return;
     };
-    read_summary(&src).unwrap_or_else(|e| panic!("{rel} whole must read: {e:#}"));
-    let text = String::from_utf8_lossy(&std::fs::read(&src).unwrap()).into_owned();
+    read_summary(&src).unwrap_or_else(|e| panic!("{read_rel} whole must read: {e:#}"));
     let dir = tempfile::tempdir().unwrap();
-    let name = src.file_name().unwrap();
+    let folder = src.parent().unwrap();
+    let own = src.file_name().unwrap().to_str().unwrap();
+    for other in beside.iter().copied().chain([own]) {
+        std::fs::copy(folder.join(other), dir.path().join(other)).unwrap();
+    }
+    let rel = cut_rel;
+    let text = String::from_utf8_lossy(&std::fs::read(&cut_src).unwrap()).into_owned();
+    let name = cut_src.file_name().unwrap();
     let cut_file: PathBuf = dir.path().join(name);
     std::fs::write(&cut_file, cut(&text, how)).unwrap();
-    let e = match read_summary(&cut_file) {
+    let read_file = dir.path().join(own);
+    let e = match read_summary(&read_file) {
         Ok(v) => panic!("{rel} cut short was read: {v}"),
         Err(e) => format!("{e:#}"),
     };
@@ -178,6 +196,44 @@ fn seismic_travel_time_tables() {
     assert_cut_refused("seismic/gimli_koenigsee.sgt", Cut::InLastValue(None));
     assert_cut_refused(
         "seismic/refrapy_field_example_01.sgt",
+        Cut::InLastValue(None),
+    );
+}
+
+#[test]
+fn seismic_unified_files_and_station_table() {
+    // pyGIMLi unified travel times with a .dat extension (found by its s/g tokens).
+    assert_cut_refused("seismic/phgx/srtfieldline2.dat", Cut::InLastValue(None));
+    // Its last line is the count of a (empty) trailing section: cut inside the last data
+    // value before it.
+    assert_cut_refused(
+        "seismic/phgx/synthetic_seismic_data.dat",
+        Cut::InLastValue(Some("\n0\n")),
+    );
+    assert_cut_refused("seismic/phgx/location.txt", Cut::InLastValue(None));
+}
+
+#[test]
+fn pyrefra_picks_and_each_geometry_file() {
+    let dir = "seismic/pyrefra_example";
+    let picks = format!("{dir}/picks.dat");
+    // The companions are copied whole, then the one under test is written cut over its copy.
+    for cut_one in ["picks.dat", "shots.geo", "receivers.geo"] {
+        assert_cut_refused_beside(
+            &picks,
+            &format!("{dir}/{cut_one}"),
+            &["shots.geo", "receivers.geo"],
+            Cut::InLastValue(None),
+        );
+    }
+}
+
+#[test]
+fn gpr_topography_beside_its_radar_line() {
+    assert_cut_refused_beside(
+        "gpr/gprpy/SnS_ComOffs_GPS.xyz",
+        "gpr/gprpy/SnS_ComOffs_GPS.xyz",
+        &["SnS_ComOffs_XLINE00.DT1", "SnS_ComOffs_XLINE00.HD"],
         Cut::InLastValue(None),
     );
 }

@@ -15,21 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The median of the finite values (the mean of the two middle ones for an even count), or
-/// `None` when there is none.
-pub fn median(v: &[f64]) -> Option<f64> {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if s.is_empty() {
-        return None;
-    }
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    Some(if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        0.5 * (s[n / 2 - 1] + s[n / 2])
-    })
-}
+pub use super::shared::stats::median;
 
 /// A depth below ground read along a line: one value per profile.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

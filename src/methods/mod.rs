@@ -13,6 +13,7 @@ pub mod petro;
 pub mod quality;
 pub mod residuals;
 pub mod seismic;
+pub mod shared;
 pub mod simd;
 pub mod tdem;
 pub mod truncated;

@@ -618,79 +618,26 @@ fn recover(
         "retry" => {}
         "adapt" => {
             spent.insert(name.to_string(), Value::from((used + 1) as u64));
-            match super::offers::offer_reader(ctx, decider, &plan.file_key, &error) {
-                Ok(path) => {
-                    ctx.reopen(&[name]);
-                    let reason = format!("run again on {} read by the approved reader", path.display());
-                    let status = run_gated(ctx, registry, mode, (name, &reason, DecidedBy::Recovery), StepKind::Rerun);
-                    ctx.note(&format!(
-                        "{label} failed ({error}). Diagnosis: {}. A generated reader you approved rewrote {}, and the step was run again, {}.",
-                        plan.cause.trim_end_matches('.'),
-                        plan.file_key,
-                        outcome(status)
-                    ));
-                }
-                Err(why) => ctx.note(&format!(
-                    "{label} failed ({error}). Diagnosis: {}. A generated reader for {} was not used: {why}.",
-                    plan.cause.trim_end_matches('.'),
-                    plan.file_key
-                )),
-            }
+            recover_by_reader(
+                ctx,
+                registry,
+                decider,
+                (name, mode),
+                &plan,
+                (&label, &error),
+            );
             return Vec::new();
         }
         "script" => {
             spent.insert(name.to_string(), Value::from((used + 1) as u64));
-            let intro = format!("{label} failed: {}.", plan.cause.trim_end_matches('.'));
-            let offer = super::offers::offer_script(
+            recover_by_script(
                 ctx,
+                registry,
                 decider,
-                super::decide::CodeKind::Script,
-                name,
-                &error,
-                &plan.purpose,
-                &intro,
+                (name, mode),
+                &plan,
+                (&label, &error),
             );
-            let head = format!(
-                "{label} failed ({error}). Diagnosis: {}.",
-                plan.cause.trim_end_matches('.')
-            );
-            match offer {
-                super::offers::Offer::Ran(rec) => {
-                    let replacement = rec.result.get("replacement").and_then(Value::as_str).map(str::to_string)
-                        .or_else(|| (rec.files.len() == 1).then(|| rec.files[0].clone()));
-                    let target = replacement.map(|r| rec.folder.join("out").join(r));
-                    match (plan.replaces.as_str(), target) {
-                        (key, Some(t)) if !key.is_empty() && t.exists() && ctx.has_input(key) => {
-                            match ctx.substitute_input(key, &t, &format!("written by the approved script in scripts/{}", rec.n)) {
-                                Ok(()) => {
-                                    ctx.reopen(&[name]);
-                                    let status = run_gated(ctx, registry, mode, (name, "run again on the approved script's output", DecidedBy::Recovery), StepKind::Rerun);
-                                    ctx.note(&format!(
-                                        "{head} A temporary script you approved wrote {} in place of {key}, and the step was run again, {}. The script is kept in {}; your file is unchanged.",
-                                        t.display(),
-                                        outcome(status),
-                                        rec.folder.display()
-                                    ));
-                                }
-                                Err(why) => ctx.note(&format!("{head} The script's output could not stand in for {key}: {why}.")),
-                            }
-                        }
-                        _ => ctx.note(&format!(
-                            "{head} A temporary script you approved ran; it is kept in {}. The step itself was not run again.",
-                            rec.folder.display()
-                        )),
-                    }
-                }
-                super::offers::Offer::Failed(rec) => ctx.note(&format!(
-                    "{head} The approved temporary script did not succeed ({}); it is kept in {}.",
-                    super::offers::last_line(&rec.error),
-                    rec.folder.display()
-                )),
-                super::offers::Offer::Declined(_) => ctx.note(&format!(
-                    "{head} A temporary script to get past it was offered and declined, so the step was left undone."
-                )),
-                super::offers::Offer::NotOffered(why) => ctx.note(&format!("{head} A temporary script could not be offered: {why}.")),
-            }
             return Vec::new();
         }
         _ => {
@@ -738,6 +685,100 @@ fn recover(
         status == StepStatus::Ok,
     ));
     applied
+}
+
+/// Recovery by a generated reader (the diagnosis' `adapt`): offered for review; once
+/// approved, its table stands in for the file and the step runs again (asked first in step
+/// by step).
+fn recover_by_reader(
+    ctx: &mut RunContext,
+    registry: &Registry,
+    decider: &mut dyn Decide,
+    (name, mode): (&str, Mode),
+    plan: &super::decide::Diagnosis,
+    (label, error): (&str, &str),
+) {
+    match super::offers::offer_reader(ctx, decider, &plan.file_key, error) {
+        Ok(path) => {
+            ctx.reopen(&[name]);
+            let reason = format!("run again on {} read by the approved reader", path.display());
+            let status = run_gated(ctx, registry, mode, (name, &reason, DecidedBy::Recovery), StepKind::Rerun);
+            ctx.note(&format!(
+                "{label} failed ({error}). Diagnosis: {}. A generated reader you approved rewrote {}, and the step was run again, {}.",
+                plan.cause.trim_end_matches('.'),
+                plan.file_key,
+                outcome(status)
+            ));
+        }
+        Err(why) => ctx.note(&format!(
+            "{label} failed ({error}). Diagnosis: {}. A generated reader for {} was not used: {why}.",
+            plan.cause.trim_end_matches('.'),
+            plan.file_key
+        )),
+    }
+}
+
+/// Recovery by a temporary script (the diagnosis' `script`): offered for review; when it ran
+/// and wrote a replacement for an input, that stands in for it and the step runs again.
+fn recover_by_script(
+    ctx: &mut RunContext,
+    registry: &Registry,
+    decider: &mut dyn Decide,
+    (name, mode): (&str, Mode),
+    plan: &super::decide::Diagnosis,
+    (label, error): (&str, &str),
+) {
+    let intro = format!("{label} failed: {}.", plan.cause.trim_end_matches('.'));
+    let offer = super::offers::offer_script(
+        ctx,
+        decider,
+        super::decide::CodeKind::Script,
+        name,
+        error,
+        &plan.purpose,
+        &intro,
+    );
+    let head = format!(
+        "{label} failed ({error}). Diagnosis: {}.",
+        plan.cause.trim_end_matches('.')
+    );
+    match offer {
+        super::offers::Offer::Ran(rec) => {
+            let replacement = rec.result.get("replacement").and_then(Value::as_str).map(str::to_string)
+                .or_else(|| (rec.files.len() == 1).then(|| rec.files[0].clone()));
+            let target = replacement.map(|r| rec.folder.join("out").join(r));
+            match (plan.replaces.as_str(), target) {
+                (key, Some(t)) if !key.is_empty() && t.exists() && ctx.has_input(key) => {
+                    match ctx.substitute_input(key, &t, &format!("written by the approved script in scripts/{}", rec.n)) {
+                        Ok(()) => {
+                            ctx.reopen(&[name]);
+                            let status = run_gated(ctx, registry, mode, (name, "run again on the approved script's output", DecidedBy::Recovery), StepKind::Rerun);
+                            ctx.note(&format!(
+                                "{head} A temporary script you approved wrote {} in place of {key}, and the step was run again, {}. The script is kept in {}; your file is unchanged.",
+                                t.display(),
+                                outcome(status),
+                                rec.folder.display()
+                            ));
+                        }
+                        Err(why) => ctx.note(&format!("{head} The script's output could not stand in for {key}: {why}.")),
+                    }
+                }
+                _ => ctx.note(&format!(
+                    "{head} A temporary script you approved ran; it is kept in {}. The step itself was not run again.",
+                    rec.folder.display()
+                )),
+            }
+        }
+        super::offers::Offer::Failed(rec) => ctx.note(&format!(
+            "{head} The approved temporary script did not succeed ({}); it is kept in {}.",
+            super::offers::last_line(&rec.error),
+            rec.folder.display()
+        )),
+        super::offers::Offer::Declined(_) => ctx.note(&format!(
+            "{head} A temporary script to get past it was offered and declined, so the step was left undone."
+        )),
+        super::offers::Offer::NotOffered(why) => ctx.note(&format!("{head} A temporary script could not be offered: {why}.")),
+    }
 }
 
 /// How many of the model's choices may be refused in a row before the controller stops asking

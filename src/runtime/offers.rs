@@ -256,57 +256,13 @@ pub fn offer_script(
             ctx.note(&record.error);
             return Offer::Failed(record);
         }
-        let step = ctx.begin("temporary_script", task);
-        step.label = if attempt == 0 {
-            "Run an approved temporary script".into()
-        } else {
-            "Run the fixed temporary script".into()
-        };
-        step.module = "project".into();
-        step.purpose = purpose.clone();
-        let run = scratch::run_script(&source, &inputs, &folder, scratch::DEFAULT_TIMEOUT);
+        let run = run_approved(ctx, &source, &inputs, &folder, task, &purpose, attempt);
         record.status = run.status.clone();
         record.result = run.result.clone();
         record.files = run.files.clone();
         record.printed = run.printed.clone();
         record.error = run.error.clone();
-        let summary = if run.status == "ok" {
-            format!(
-                "The approved script ran in {:.1} s{}{} (kept in {}).",
-                run.seconds,
-                if run.result.is_null() {
-                    String::new()
-                } else {
-                    format!(" and returned {}", short(&run.result))
-                },
-                if run.files.is_empty() {
-                    String::new()
-                } else {
-                    format!("; it wrote {}", run.files.join(", "))
-                },
-                folder.display()
-            )
-        } else {
-            String::new()
-        };
         let failed = run.status != "ok";
-        ctx.finish(
-            &summary,
-            if failed {
-                super::step::StepStatus::Failed
-            } else {
-                super::step::StepStatus::Ok
-            },
-            &if failed {
-                format!(
-                    "The approved script {}: {}",
-                    run.status.replace('_', " "),
-                    last_line(&run.error)
-                )
-            } else {
-                String::new()
-            },
-        );
         save_record(&record);
         ctx.scripts.push(record.clone());
         if !failed {
@@ -346,6 +302,66 @@ pub fn offer_script(
         Some(r) => Offer::Failed(r),
         None => Offer::NotOffered("nothing ran".into()),
     }
+}
+
+/// Run an approved script as a step of the run (`attempt` 0 = as first approved, then a
+/// fix), recording it done or failed with what it returned and wrote.
+fn run_approved(
+    ctx: &mut RunContext,
+    source: &str,
+    inputs: &[(String, PathBuf)],
+    folder: &Path,
+    task: &str,
+    purpose: &str,
+    attempt: usize,
+) -> scratch::ScriptRun {
+    let step = ctx.begin("temporary_script", task);
+    step.label = if attempt == 0 {
+        "Run an approved temporary script".into()
+    } else {
+        "Run the fixed temporary script".into()
+    };
+    step.module = "project".into();
+    step.purpose = purpose.to_string();
+    let run = scratch::run_script(source, inputs, folder, scratch::DEFAULT_TIMEOUT);
+    let summary = if run.status == "ok" {
+        format!(
+            "The approved script ran in {:.1} s{}{} (kept in {}).",
+            run.seconds,
+            if run.result.is_null() {
+                String::new()
+            } else {
+                format!(" and returned {}", short(&run.result))
+            },
+            if run.files.is_empty() {
+                String::new()
+            } else {
+                format!("; it wrote {}", run.files.join(", "))
+            },
+            folder.display()
+        )
+    } else {
+        String::new()
+    };
+    let failed = run.status != "ok";
+    ctx.finish(
+        &summary,
+        if failed {
+            super::step::StepStatus::Failed
+        } else {
+            super::step::StepStatus::Ok
+        },
+        &if failed {
+            format!(
+                "The approved script {}: {}",
+                run.status.replace('_', " "),
+                last_line(&run.error)
+            )
+        } else {
+            String::new()
+        },
+    );
+    run
 }
 
 /// Offer a generated reader for the coordinate table under `file_key`. On success the rows are

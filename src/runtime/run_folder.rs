@@ -316,6 +316,26 @@ pub fn status_of(ctx: &RunContext, finish: &str, extra: Vec<String>) -> (RunStat
     (status, reasons)
 }
 
+/// Why `result.json` (written after each step) and a report written by its step say
+/// `incomplete` while the run is going: both are rewritten with the final status when the run
+/// ends, so a reader who finds this sentence is looking at a run that was interrupted.
+pub const NOT_ENDED_REASON: &str = "The run had not ended when this was written (the files are rewritten with the final status when it ends): if you read this, the run was interrupted.";
+
+/// [`status_of`] for a run still going: `incomplete`, with [`NOT_ENDED_REASON`] first, until
+/// the controller records how the run ended.
+pub fn status_so_far(
+    ctx: &RunContext,
+    finish: &str,
+    extra: Vec<String>,
+) -> (RunStatus, Vec<String>) {
+    let (status, mut reasons) = status_of(ctx, finish, extra);
+    if ctx.ended.is_some() {
+        return (status, reasons);
+    }
+    reasons.insert(0, NOT_ENDED_REASON.to_string());
+    (RunStatus::Incomplete, reasons)
+}
+
 /// The content of `result.json`.
 pub fn result_json(
     ctx: &RunContext,

@@ -598,56 +598,7 @@ fn run_in_sandbox(
         run.error = format!("cannot write the script's job file: {e}");
         return run;
     }
-    let mut cmd = Command::new(&py.executable);
-    cmd.arg("-I")
-        .arg("-B")
-        .arg(folder.join("_runner.py"))
-        .arg(kind.word())
-        .arg(&folder)
-        .current_dir(&folder)
-        .env_clear()
-        .env("LANG", "C.UTF-8")
-        .env("HOME", &folder)
-        .env("TMPDIR", folder.join("tmp"))
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("PYTHONIOENCODING", "utf-8")
-        .env("MPLBACKEND", "Agg")
-        .env("MPLCONFIGDIR", folder.join("tmp"))
-        // One thread for the numeric libraries: the sandbox allows threads, but a pool per
-        // core is address space the RLIMIT_AS budget need not spend.
-        .env("OPENBLAS_NUM_THREADS", "1")
-        .env("OMP_NUM_THREADS", "1")
-        .env("MKL_NUM_THREADS", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // A process group of its own, killed whole at the limit.
-        cmd.process_group(0);
-    }
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::process::CommandExt;
-        let mut slot = ruleset(py, &folder, readable);
-        let limits = super::confine::Limits::for_timeout(timeout);
-        let filter = super::confine::Filter::new();
-        // SAFETY: the ruleset and the seccomp program were built in the parent; the child
-        // only makes system calls before exec (prctl, landlock_restrict_self, setrlimit,
-        // seccomp), allocating nothing.
-        unsafe {
-            cmd.pre_exec(move || {
-                if let Some(rs) = slot.take() {
-                    rs.restrict_self()
-                        .map_err(|e| std::io::Error::other(e.to_string()))?;
-                }
-                super::confine::apply_in_child(limits, &filter)
-            });
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = readable;
+    let mut cmd = sandbox_command(py, kind, &folder, readable, timeout);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -710,6 +661,76 @@ fn run_in_sandbox(
         );
         return run;
     };
+    read_result(kind, &folder, status, &mut run);
+    run
+}
+
+/// The interpreter's command for a script in `folder`: isolated mode, a clean environment,
+/// its own process group, and (Linux) Landlock, rlimits and seccomp applied in the child
+/// before exec.
+fn sandbox_command(
+    py: &Python,
+    kind: Kind,
+    folder: &Path,
+    readable: &[PathBuf],
+    timeout: Duration,
+) -> Command {
+    let mut cmd = Command::new(&py.executable);
+    cmd.arg("-I")
+        .arg("-B")
+        .arg(folder.join("_runner.py"))
+        .arg(kind.word())
+        .arg(folder)
+        .current_dir(folder)
+        .env_clear()
+        .env("LANG", "C.UTF-8")
+        .env("HOME", folder)
+        .env("TMPDIR", folder.join("tmp"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTHONIOENCODING", "utf-8")
+        .env("MPLBACKEND", "Agg")
+        .env("MPLCONFIGDIR", folder.join("tmp"))
+        // One thread for the numeric libraries: the sandbox allows threads, but a pool per
+        // core is address space the RLIMIT_AS budget need not spend.
+        .env("OPENBLAS_NUM_THREADS", "1")
+        .env("OMP_NUM_THREADS", "1")
+        .env("MKL_NUM_THREADS", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // A process group of its own, killed whole at the limit.
+        cmd.process_group(0);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let mut slot = ruleset(py, folder, readable);
+        let limits = super::confine::Limits::for_timeout(timeout);
+        let filter = super::confine::Filter::new();
+        // SAFETY: the ruleset and the seccomp program were built in the parent; the child
+        // only makes system calls before exec (prctl, landlock_restrict_self, setrlimit,
+        // seccomp), allocating nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                if let Some(rs) = slot.take() {
+                    rs.restrict_self()
+                        .map_err(|e| std::io::Error::other(e.to_string()))?;
+                }
+                super::confine::apply_in_child(limits, &filter)
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (readable, timeout);
+    cmd
+}
+
+/// The script's `_result.json` into `run` (status, result or error), read without following
+/// a link and capped; `status` is how the interpreter ended.
+fn read_result(kind: Kind, folder: &Path, status: std::process::ExitStatus, run: &mut ScriptRun) {
     // Read without following a link the script may have put in its place, and capped.
     let result: Option<Value> =
         super::confine::read_regular(&folder.join("_result.json"), MAX_RESULT_BYTES)
@@ -736,7 +757,6 @@ fn run_in_sandbox(
             );
         }
     }
-    run
 }
 
 /// Run an approved script: checked again, then in the sandbox with `inputs` (key → path)

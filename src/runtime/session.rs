@@ -12,7 +12,9 @@ use super::events::{Event, Listener};
 use super::interaction::Interaction;
 use super::journal::{JOURNAL_FILE, Journal};
 use super::project::Project;
-use super::run_folder::{RESULT_FILE, RunFolder, RunStatus, result_value, status_of, write_atomic};
+use super::run_folder::{
+    RESULT_FILE, RunFolder, RunStatus, result_value, status_of, status_so_far, write_atomic,
+};
 use super::steering::Steering;
 use super::tool::Registry;
 
@@ -132,11 +134,12 @@ fn report_paths(ctx: &RunContext, finish: &str) -> Option<(PathBuf, PathBuf)> {
     Some((md, html))
 }
 
-/// Write `result.json` as the run stands (after a step). A failure is reported on stderr
-/// and the run goes on: the next step, or the end, writes it again.
+/// Write `result.json` as the run stands (after a step: `incomplete` until the run ends,
+/// [`status_so_far`]). A failure is reported on stderr and the run goes on: the next step,
+/// or the end, writes it again.
 fn write_result(ctx: &RunContext, dir: &Path, finish: &str, assess: &Option<Assess>) {
     let extra = assess.as_ref().map(|a| a(ctx)).unwrap_or_default();
-    let (status, reasons) = status_of(ctx, finish, extra);
+    let (status, reasons) = status_so_far(ctx, finish, extra);
     if let Err(e) = write_result_as(ctx, dir, finish, status, &reasons) {
         eprintln!("warning: cannot write {RESULT_FILE}: {e}");
     }

@@ -10,7 +10,7 @@
 //! * Bounded: at most [`MAX_PROPOSALS`] proposals a run, and a declined one is never offered
 //!   again.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::context::{ProposalRecord, RunContext};
 use super::decide::{CodeKind, Decide, Proposal};
@@ -265,7 +265,7 @@ pub struct RouteView<'a> {
 }
 
 /// Handle a proposal: check it is possible and allowed, put it to the user, and carry out what
-/// can be done here.
+/// can be done here (one function per kind of proposal).
 pub fn propose(
     ctx: &mut RunContext,
     reg: &Registry,
@@ -274,222 +274,276 @@ pub fn propose(
     why: &str,
     view: RouteView<'_>,
 ) -> Proposed {
-    let (finish, protected, route_next) = (view.finish, view.protected, view.next);
     if proposals_left(ctx) == 0 {
         return Proposed::No(format!(
             "No proposals left: {MAX_PROPOSALS} were made in this run."
         ));
     }
     match proposal {
-        Proposal::Extra { tool } => {
-            let key = format!("extra:{tool}");
-            if declined(ctx, &key) {
-                return Proposed::No(format!(
-                    "Running {tool} was declined before; it is not offered again."
-                ));
-            }
-            let Some(t) = extra_tools(ctx, reg).into_iter().find(|t| t.name == *tool) else {
-                return Proposed::No(format!(
-                    "{tool} cannot be proposed: it is not a step whose inputs exist and that the route left out."
-                ));
-            };
-            let title = format!("run {} ({})", t.display_label(), t.name);
-            if put_to_user(ctx, &key, &title, why, route_next) {
-                Proposed::Run(tool.clone(), format!("proposed and accepted: {why}"))
-            } else {
-                Proposed::No(format!("The user kept to the route instead of {title}."))
-            }
-        }
-        Proposal::Redo { tool, settings } => {
-            let key = format!("redo:{tool}");
-            if declined(ctx, &key) {
-                return Proposed::No(format!(
-                    "Running {tool} again was declined before; it is not offered again."
-                ));
-            }
-            if !redo_candidates(ctx, reg, finish)
-                .iter()
-                .any(|t| t.name == *tool)
-            {
-                return Proposed::No(format!(
-                    "{tool} cannot be run again: it has not finished, or it writes the report."
-                ));
-            }
-            let allowed = recovery::allowed_changes(ctx, settings);
-            let change_text = if allowed.is_empty() {
-                "the same settings".to_string()
-            } else {
-                Value::Object(allowed.clone()).to_string()
-            };
-            let title = format!("run {tool} again with {change_text}");
-            if !put_to_user(ctx, &key, &title, why, route_next) {
-                return Proposed::No(format!("The user kept the result of {tool}."));
-            }
-            let (applied, _) = recovery::apply_changes(ctx, &allowed, "proposal", why);
-            let produced: Vec<String> = reg
-                .get(tool)
-                .map(|t| t.produces.clone())
-                .unwrap_or_default();
-            let mut reopen: Vec<String> = vec![tool.clone()];
-            reopen.extend(reg.downstream(&produced));
-            let names: Vec<&str> = reopen.iter().map(String::as_str).collect();
-            ctx.reopen(&names);
-            if !applied.is_empty() {
-                ctx.note(&format!(
-                    "Changed with the user's agreement: {}.",
-                    applied.join("; ")
-                ));
-            }
-            Proposed::Run(
-                tool.clone(),
-                format!("run again with the user's agreement: {why}"),
-            )
-        }
-        Proposal::Settings { changes } => {
-            let allowed = recovery::allowed_changes(ctx, changes);
-            if allowed.is_empty() {
-                return Proposed::No("No allowed setting would change: only the adjustable settings may, and never a file.".into());
-            }
-            let key = format!(
-                "settings:{}",
-                allowed.keys().cloned().collect::<Vec<_>>().join(",")
-            );
-            if declined(ctx, &key) {
-                return Proposed::No("That change of settings was declined before.".into());
-            }
-            let title = format!("change {}", Value::Object(allowed.clone()));
-            if !put_to_user(ctx, &key, &title, why, route_next) {
-                return Proposed::No("The user kept the settings.".into());
-            }
-            let (applied, _) = recovery::apply_changes(ctx, &allowed, "proposal", why);
-            ctx.note(&format!(
-                "Changed with the user's agreement: {}.",
-                applied.join("; ")
+        Proposal::Extra { tool } => propose_extra(ctx, reg, tool, why, view.next),
+        Proposal::Redo { tool, settings } => propose_redo(ctx, reg, tool, settings, why, view),
+        Proposal::Settings { changes } => propose_settings(ctx, changes, why, view.next),
+        Proposal::Skip { tools } => propose_skip(ctx, reg, tools, why, view),
+        Proposal::Script { task } => propose_script(ctx, decider, task, why),
+        Proposal::Question { question, options } => propose_question(ctx, question, options, why),
+    }
+}
+
+/// Run a step whose inputs exist and that the route left out.
+fn propose_extra(
+    ctx: &mut RunContext,
+    reg: &Registry,
+    tool: &str,
+    why: &str,
+    route_next: &str,
+) -> Proposed {
+    let key = format!("extra:{tool}");
+    if declined(ctx, &key) {
+        return Proposed::No(format!(
+            "Running {tool} was declined before; it is not offered again."
+        ));
+    }
+    let Some(t) = extra_tools(ctx, reg).into_iter().find(|t| t.name == *tool) else {
+        return Proposed::No(format!(
+            "{tool} cannot be proposed: it is not a step whose inputs exist and that the route left out."
+        ));
+    };
+    let title = format!("run {} ({})", t.display_label(), t.name);
+    if put_to_user(ctx, &key, &title, why, route_next) {
+        Proposed::Run(tool.to_string(), format!("proposed and accepted: {why}"))
+    } else {
+        Proposed::No(format!("The user kept to the route instead of {title}."))
+    }
+}
+
+/// Run a finished step again, with settings recovery may change.
+fn propose_redo(
+    ctx: &mut RunContext,
+    reg: &Registry,
+    tool: &str,
+    settings: &Map<String, Value>,
+    why: &str,
+    view: RouteView<'_>,
+) -> Proposed {
+    let (finish, route_next) = (view.finish, view.next);
+    let key = format!("redo:{tool}");
+    if declined(ctx, &key) {
+        return Proposed::No(format!(
+            "Running {tool} again was declined before; it is not offered again."
+        ));
+    }
+    if !redo_candidates(ctx, reg, finish)
+        .iter()
+        .any(|t| t.name == *tool)
+    {
+        return Proposed::No(format!(
+            "{tool} cannot be run again: it has not finished, or it writes the report."
+        ));
+    }
+    let allowed = recovery::allowed_changes(ctx, settings);
+    let change_text = if allowed.is_empty() {
+        "the same settings".to_string()
+    } else {
+        Value::Object(allowed.clone()).to_string()
+    };
+    let title = format!("run {tool} again with {change_text}");
+    if !put_to_user(ctx, &key, &title, why, route_next) {
+        return Proposed::No(format!("The user kept the result of {tool}."));
+    }
+    let (applied, _) = recovery::apply_changes(ctx, &allowed, "proposal", why);
+    let produced: Vec<String> = reg
+        .get(tool)
+        .map(|t| t.produces.clone())
+        .unwrap_or_default();
+    let mut reopen: Vec<String> = vec![tool.to_string()];
+    reopen.extend(reg.downstream(&produced));
+    let names: Vec<&str> = reopen.iter().map(String::as_str).collect();
+    ctx.reopen(&names);
+    if !applied.is_empty() {
+        ctx.note(&format!(
+            "Changed with the user's agreement: {}.",
+            applied.join("; ")
+        ));
+    }
+    Proposed::Run(
+        tool.to_string(),
+        format!("run again with the user's agreement: {why}"),
+    )
+}
+
+/// Change adjustable settings (never a file).
+fn propose_settings(
+    ctx: &mut RunContext,
+    changes: &Map<String, Value>,
+    why: &str,
+    route_next: &str,
+) -> Proposed {
+    let allowed = recovery::allowed_changes(ctx, changes);
+    if allowed.is_empty() {
+        return Proposed::No(
+            "No allowed setting would change: only the adjustable settings may, and never a file."
+                .into(),
+        );
+    }
+    let key = format!(
+        "settings:{}",
+        allowed.keys().cloned().collect::<Vec<_>>().join(",")
+    );
+    if declined(ctx, &key) {
+        return Proposed::No("That change of settings was declined before.".into());
+    }
+    let title = format!("change {}", Value::Object(allowed.clone()));
+    if !put_to_user(ctx, &key, &title, why, route_next) {
+        return Proposed::No("The user kept the settings.".into());
+    }
+    let (applied, _) = recovery::apply_changes(ctx, &allowed, "proposal", why);
+    ctx.note(&format!(
+        "Changed with the user's agreement: {}.",
+        applied.join("; ")
+    ));
+    Proposed::Done
+}
+
+/// Leave out steps nothing requested needs.
+fn propose_skip(
+    ctx: &mut RunContext,
+    reg: &Registry,
+    tools: &[String],
+    why: &str,
+    view: RouteView<'_>,
+) -> Proposed {
+    let (finish, protected, route_next) = (view.finish, view.protected, view.next);
+    let mut ok = Vec::new();
+    for t in tools {
+        if needed(reg, t, finish, protected) {
+            return Proposed::No(format!(
+                "{t} cannot be left out: the report or a product the request asked for needs it."
             ));
-            Proposed::Done
         }
-        Proposal::Skip { tools } => {
-            let mut ok = Vec::new();
-            for t in tools {
-                if needed(reg, t, finish, protected) {
-                    return Proposed::No(format!(
-                        "{t} cannot be left out: the report or a product the request asked for needs it."
-                    ));
-                }
-                if reg.get(t).is_some() && ctx.attempted(t) == 0 {
-                    ok.push(t.clone());
-                }
-            }
-            if ok.is_empty() {
-                return Proposed::No("None of those steps can be left out.".into());
-            }
-            let key = format!("skip:{}", ok.join(","));
-            if declined(ctx, &key) {
-                return Proposed::No("Leaving those steps out was declined before.".into());
-            }
-            if !put_to_user(
-                ctx,
-                &key,
-                &format!("leave out {}", ok.join(", ")),
-                why,
-                route_next,
-            ) {
-                return Proposed::No("The user kept those steps on the route.".into());
-            }
-            for t in ok {
-                let step = ctx.begin(&t, why);
-                step.decided_by = DecidedBy::User;
-                if let Some(tool) = reg.get(&t) {
-                    step.label = tool.display_label().to_string();
-                    step.module = tool.module.clone();
-                }
-                ctx.finish(
-                    "",
-                    StepStatus::Skipped,
-                    &format!("Left out with the user's agreement: {why}"),
-                );
-            }
-            Proposed::Done
-        }
-        Proposal::Script { task } => {
-            let key = format!("script:{}", task.chars().take(40).collect::<String>());
-            if declined(ctx, &key) {
-                return Proposed::No("That script was declined before.".into());
-            }
-            // The review dialog is the question: the person reads the code and decides.
-            let offer = super::offers::offer_script(
-                ctx,
-                decider,
-                CodeKind::Task,
-                "",
-                "",
-                task,
-                &format!("The assistant suggests a temporary script. Why: {why}"),
-            );
-            let accepted = matches!(
-                offer,
-                super::offers::Offer::Ran(_) | super::offers::Offer::Failed(_)
-            );
-            ctx.proposals.push(ProposalRecord {
-                key,
-                title: format!("a temporary script to {task}"),
-                why: why.to_string(),
-                accepted,
-            });
-            match offer {
-                super::offers::Offer::Ran(r) => {
-                    ctx.run_notes.push(format!(
-                        "A temporary script ran ({task}) and returned {}.",
-                        r.result
-                    ));
-                    Proposed::Done
-                }
-                super::offers::Offer::Failed(r) => Proposed::No(format!(
-                    "The approved script failed: {}",
-                    super::offers::last_line(&r.error)
-                )),
-                super::offers::Offer::Declined(_) => {
-                    Proposed::No("The script was declined.".into())
-                }
-                super::offers::Offer::NotOffered(w) => {
-                    Proposed::No(format!("No script could be offered: {w}."))
-                }
-            }
-        }
-        Proposal::Question { question, options } => {
-            let key = format!("question:{}", question.chars().take(40).collect::<String>());
-            if options.is_empty() {
-                return Proposed::No("A question needs options.".into());
-            }
-            let opts: Vec<QuestionOption> = options
-                .iter()
-                .enumerate()
-                .map(|(i, o)| QuestionOption::new(&format!("o{i}"), o, ""))
-                .collect();
-            let answer = ctx.ask(question, &opts, "o0");
-            let chosen = opts
-                .iter()
-                .find(|o| o.id == answer)
-                .map(|o| o.label.clone())
-                .unwrap_or_default();
-            let by_default = ctx.questions.last().is_some_and(|q| !q.by.is_user());
-            ctx.run_notes.push(format!(
-                "You asked: {question} The user chose: {chosen}{}.",
-                if by_default {
-                    " (the default; nobody answered)"
-                } else {
-                    ""
-                }
-            ));
-            ctx.proposals.push(ProposalRecord {
-                key,
-                title: format!("a question: {question}"),
-                why: why.to_string(),
-                accepted: !by_default,
-            });
-            Proposed::Done
+        if reg.get(t).is_some() && ctx.attempted(t) == 0 {
+            ok.push(t.clone());
         }
     }
+    if ok.is_empty() {
+        return Proposed::No("None of those steps can be left out.".into());
+    }
+    let key = format!("skip:{}", ok.join(","));
+    if declined(ctx, &key) {
+        return Proposed::No("Leaving those steps out was declined before.".into());
+    }
+    if !put_to_user(
+        ctx,
+        &key,
+        &format!("leave out {}", ok.join(", ")),
+        why,
+        route_next,
+    ) {
+        return Proposed::No("The user kept those steps on the route.".into());
+    }
+    for t in ok {
+        let step = ctx.begin(&t, why);
+        step.decided_by = DecidedBy::User;
+        if let Some(tool) = reg.get(&t) {
+            step.label = tool.display_label().to_string();
+            step.module = tool.module.clone();
+        }
+        ctx.finish(
+            "",
+            StepStatus::Skipped,
+            &format!("Left out with the user's agreement: {why}"),
+        );
+    }
+    Proposed::Done
+}
+
+/// A temporary script: the review dialog is the question.
+fn propose_script(
+    ctx: &mut RunContext,
+    decider: &mut dyn Decide,
+    task: &str,
+    why: &str,
+) -> Proposed {
+    let key = format!("script:{}", task.chars().take(40).collect::<String>());
+    if declined(ctx, &key) {
+        return Proposed::No("That script was declined before.".into());
+    }
+    // The review dialog is the question: the person reads the code and decides.
+    let offer = super::offers::offer_script(
+        ctx,
+        decider,
+        CodeKind::Task,
+        "",
+        "",
+        task,
+        &format!("The assistant suggests a temporary script. Why: {why}"),
+    );
+    let accepted = matches!(
+        offer,
+        super::offers::Offer::Ran(_) | super::offers::Offer::Failed(_)
+    );
+    ctx.proposals.push(ProposalRecord {
+        key,
+        title: format!("a temporary script to {task}"),
+        why: why.to_string(),
+        accepted,
+    });
+    match offer {
+        super::offers::Offer::Ran(r) => {
+            ctx.run_notes.push(format!(
+                "A temporary script ran ({task}) and returned {}.",
+                r.result
+            ));
+            Proposed::Done
+        }
+        super::offers::Offer::Failed(r) => Proposed::No(format!(
+            "The approved script failed: {}",
+            super::offers::last_line(&r.error)
+        )),
+        super::offers::Offer::Declined(_) => Proposed::No("The script was declined.".into()),
+        super::offers::Offer::NotOffered(w) => {
+            Proposed::No(format!("No script could be offered: {w}."))
+        }
+    }
+}
+
+/// Put the model's question to the user and tell the model the answer.
+fn propose_question(
+    ctx: &mut RunContext,
+    question: &str,
+    options: &[String],
+    why: &str,
+) -> Proposed {
+    let key = format!("question:{}", question.chars().take(40).collect::<String>());
+    if options.is_empty() {
+        return Proposed::No("A question needs options.".into());
+    }
+    let opts: Vec<QuestionOption> = options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| QuestionOption::new(&format!("o{i}"), o, ""))
+        .collect();
+    let answer = ctx.ask(question, &opts, "o0");
+    let chosen = opts
+        .iter()
+        .find(|o| o.id == answer)
+        .map(|o| o.label.clone())
+        .unwrap_or_default();
+    let by_default = ctx.questions.last().is_some_and(|q| !q.by.is_user());
+    ctx.run_notes.push(format!(
+        "You asked: {question} The user chose: {chosen}{}.",
+        if by_default {
+            " (the default; nobody answered)"
+        } else {
+            ""
+        }
+    ));
+    ctx.proposals.push(ProposalRecord {
+        key,
+        title: format!("a question: {question}"),
+        why: why.to_string(),
+        accepted: !by_default,
+    });
+    Proposed::Done
 }
 
 #[cfg(test)]

@@ -94,8 +94,9 @@ pub enum ChatMode {
 pub struct ChatPanel {
     /// The record of the conversation.
     pub messages: Vec<ChatMessage>,
-    /// Narration lines (auto mode) and notices, interleaved with the record by index.
-    pub narration: Vec<String>,
+    /// Narration lines (auto mode) and notices, each with the number of messages there were
+    /// when it came: drawn in that order among the messages, so the newest is at the bottom.
+    pub narration: Vec<(usize, String)>,
     /// The text being typed.
     pub input: String,
     /// A note to attach to an approval.
@@ -108,6 +109,9 @@ pub struct ChatPanel {
     pub pending: Option<PendingCall>,
     /// The app asked to start an auto run with this goal.
     pub auto_goal: Option<String>,
+    /// The current run was started from the chat ("Narrated auto run"): its finished steps
+    /// are narrated here. A run started by the window's buttons stays in the timeline.
+    pub narrate_run: bool,
     model: ChatModelMaker,
     worker: Option<Receiver<FromWorker>>,
     working: bool,
@@ -129,6 +133,7 @@ impl ChatPanel {
         ChatPanel {
             messages: Vec::new(),
             narration: Vec::new(),
+            narrate_run: false,
             input: String::new(),
             approval_note: String::new(),
             queued: Arc::new(Mutex::new(Vec::new())),
@@ -169,8 +174,8 @@ impl ChatPanel {
         }
         let Some(model) = (self.model)() else {
             self.messages.push(ChatMessage::user(&text));
-            self.narration.push(
-                "No model is connected, so the assistant cannot answer. Set one in Settings (or HGX_MODEL and a key), or use Auto to report, which runs without one.".into(),
+            self.narrate(
+                "No model is connected, so the assistant cannot answer. Set one in Settings (or HGX_MODEL and a key), or use Auto to report, which runs without one.",
             );
             return;
         };
@@ -280,6 +285,11 @@ impl ChatPanel {
         Ok(())
     }
 
+    /// Add a narration line or notice after the messages so far.
+    pub fn narrate(&mut self, text: &str) {
+        self.narration.push((self.messages.len(), text.to_string()));
+    }
+
     /// Draw the chat. The app carries out approved calls (it owns the panels): this returns
     /// `Some((call, note))` when the person approved one, and answers rejections itself.
     pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<(ToolCall, String)> {
@@ -346,34 +356,15 @@ impl ChatPanel {
             .stick_to_bottom(true)
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                for m in &self.messages {
-                    match m.role {
-                        Role::User => {
-                            ui.label(RichText::new(format!("You: {}", m.content)).strong());
-                        }
-                        Role::Assistant if m.stop_reason == "error" => {
-                            ui.colored_label(Color32::from_rgb(190, 60, 40), &m.content);
-                        }
-                        Role::Assistant => {
-                            if !m.content.is_empty() {
-                                ui.label(format!("Assistant: {}", m.content));
-                            }
-                            for c in &m.tool_calls {
-                                ui.small(format!("calls {} {}", c.name, c.arguments));
-                            }
-                        }
-                        Role::Tool => {
-                            let text: String = m.content.chars().take(400).collect();
-                            let colour = if m.is_error {
-                                Color32::from_rgb(190, 60, 40)
-                            } else {
-                                Color32::GRAY
-                            };
-                            ui.colored_label(colour, format!("result: {text}"));
-                        }
+                // Messages and narration in the order they came: the newest at the bottom.
+                let mut lines = self.narration.iter().peekable();
+                for (i, m) in self.messages.iter().enumerate() {
+                    while let Some((_, n)) = lines.next_if(|(at, _)| *at <= i) {
+                        ui.label(n);
                     }
+                    message_ui(ui, m, i);
                 }
-                for n in &self.narration {
+                for (_, n) in lines {
                     ui.label(n);
                 }
                 if self.working && self.pending.is_none() {
@@ -385,6 +376,73 @@ impl ChatPanel {
             });
         approved
     }
+}
+
+/// One message of the record: the person's, the assistant's text with a card per tool call
+/// it made, or a tool's result as a card with a one-line summary and the details folded.
+fn message_ui(ui: &mut egui::Ui, m: &ChatMessage, i: usize) {
+    match m.role {
+        Role::User => {
+            ui.label(RichText::new(format!("You: {}", m.content)).strong());
+        }
+        Role::Assistant if m.stop_reason == "error" => {
+            ui.colored_label(Color32::from_rgb(190, 60, 40), &m.content);
+        }
+        Role::Assistant => {
+            if !m.content.is_empty() {
+                ui.label(format!("Assistant: {}", m.content));
+            }
+            for c in &m.tool_calls {
+                egui::Frame::group(ui.style()).show(ui, |ui| {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.label(RichText::new(format!("⚙ {}", c.name)).strong());
+                        ui.small(one_line(&arguments_text(&c.arguments), 90));
+                    });
+                });
+            }
+        }
+        Role::Tool => {
+            let colour = if m.is_error {
+                Color32::from_rgb(190, 60, 40)
+            } else {
+                Color32::GRAY
+            };
+            let first = one_line(&m.content, 90);
+            egui::CollapsingHeader::new(RichText::new(format!("result: {first}")).color(colour))
+                .id_salt(("chat_result", i))
+                .show(ui, |ui| {
+                    let full: String = m.content.chars().take(4000).collect();
+                    ui.label(RichText::new(full).monospace().small());
+                });
+        }
+    }
+}
+
+/// A tool call's arguments as `key: value, …` (strings unquoted), not raw JSON.
+fn arguments_text(args: &serde_json::Value) -> String {
+    match args.as_object() {
+        Some(m) if !m.is_empty() => m
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k}: {s}"),
+                other => format!("{k}: {other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        Some(_) => "no arguments".into(),
+        None => args.to_string(),
+    }
+}
+
+/// The first line of `text`, at most `max` characters (an ellipsis when cut).
+fn one_line(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or("").trim();
+    let cut = line.chars().count() > max || text.lines().nth(1).is_some();
+    let mut out: String = line.chars().take(max).collect();
+    if cut {
+        out.push('…');
+    }
+    out
 }
 
 trait Proxy {

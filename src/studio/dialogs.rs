@@ -236,148 +236,11 @@ impl Dialogs {
         let nothing_focused = ctx.memory(|m| m.focused().is_none());
         let draw = |ui: &mut egui::Ui| {
             ui.set_max_width(760.0);
-            match &mut front.ask {
-                Ask::Approval {
-                    step,
-                    label,
-                    module,
-                    reason,
-                    irreversible,
-                } => {
-                    ui.heading(format!("Next step {step}: {label}"));
-                    ui.small(format!("module: {module}"));
-                    ui.label(format!("Why: {reason}"));
-                    if *irreversible {
-                        ui.colored_label(
-                            Color32::from_rgb(190, 60, 40),
-                            "This step cannot be undone.",
-                        );
-                    }
-                    ui.horizontal(|ui| {
-                        let proceed = ui.button("Proceed");
-                        let skip = ui.button("Skip");
-                        let stop = ui.button("Stop here");
-                        // The keyboard goes to the safe answer only when nothing else has
-                        // it: taking it every frame would make the note box unusable.
-                        if nothing_focused {
-                            if !*irreversible {
-                                proceed.request_focus();
-                            } else {
-                                skip.request_focus();
-                            }
-                        }
-                        if proceed.clicked() {
-                            answer = Some(Command::Proceed { id });
-                        }
-                        if skip.clicked() {
-                            answer = Some(Command::Skip { id });
-                        }
-                        if stop.clicked() {
-                            answer = Some(Command::StopAt { id });
-                        }
-                    });
-                }
-                Ask::Question {
-                    question,
-                    options,
-                    default,
-                } => {
-                    ui.heading("A question from the run");
-                    ui.label(question.as_str());
-                    ui.add_space(6.0);
-                    for o in options.iter() {
-                        let text = if o.id == *default {
-                            format!("{} (default)", o.label)
-                        } else {
-                            o.label.clone()
-                        };
-                        if ui.button(text).clicked() {
-                            answer = Some(Command::Answer {
-                                id,
-                                option: o.id.clone(),
-                            });
-                        }
-                        if !o.detail.is_empty() {
-                            ui.small(&o.detail);
-                        }
-                    }
-                }
-                Ask::Script {
-                    purpose,
-                    inputs,
-                    code,
-                    protections,
-                    editing,
-                    edited,
-                } => {
-                    ui.heading("Review a generated script");
-                    ui.label(RichText::new("It runs only if you press Run script. Do not run is the default, and Escape declines.").italics());
-                    ui.label(format!("Purpose: {purpose}"));
-                    if !inputs.is_empty() {
-                        ui.label("Reads:");
-                        for (k, p) in inputs.iter() {
-                            ui.monospace(format!("  {k}: {p}"));
-                        }
-                    }
-                    ui.label(format!(
-                        "Protections on this machine: {}",
-                        if protections.is_empty() {
-                            "none".to_string()
-                        } else {
-                            protections.join("; ")
-                        }
-                    ));
-                    egui::ScrollArea::vertical()
-                        .max_height(360.0)
-                        .id_salt("script_code")
-                        .show(ui, |ui| {
-                            if *editing {
-                                let label = ui.label("Edited source:");
-                                ui.add(
-                                    egui::TextEdit::multiline(edited)
-                                        .code_editor()
-                                        .desired_width(f32::INFINITY)
-                                        .desired_rows(16),
-                                )
-                                .labelled_by(label.id);
-                            } else {
-                                ui.label(python_job(code, ui.style()));
-                            }
-                        });
-                    ui.horizontal(|ui| {
-                        let decline = ui.button("Do not run");
-                        // The safe answer has the keyboard, except while the person edits
-                        // the source: taking the focus back every frame would make the
-                        // editor impossible to type in.
-                        if !*editing {
-                            decline.request_focus();
-                        }
-                        if decline.clicked() {
-                            answer = Some(Command::ScriptDecision {
-                                id,
-                                run: false,
-                                edited_source: None,
-                            });
-                        }
-                        let edit_label = if *editing {
-                            "Show original"
-                        } else {
-                            "Edit before running"
-                        };
-                        if ui.button(edit_label).clicked() {
-                            *editing = !*editing;
-                        }
-                        if ui.button("Run script").clicked() {
-                            let changed = *editing && edited != code;
-                            answer = Some(Command::ScriptDecision {
-                                id,
-                                run: true,
-                                edited_source: changed.then(|| edited.clone()),
-                            });
-                        }
-                    });
-                }
-            }
+            answer = match front.ask {
+                Ask::Approval { .. } => approval_ui(ui, &mut front.ask, id, nothing_focused),
+                Ask::Question { .. } => question_ui(ui, &mut front.ask, id),
+                Ask::Script { .. } => script_ui(ui, &mut front.ask, id),
+            };
         };
         if is_approval {
             egui::Window::new("Approve the next step")
@@ -400,6 +263,180 @@ impl Dialogs {
             self.queue.pop_front();
         }
     }
+}
+
+/// The approval of the next step: Proceed, Skip or Stop here (only its buttons answer it).
+fn approval_ui(
+    ui: &mut egui::Ui,
+    ask: &mut Ask,
+    id: u64,
+    nothing_focused: bool,
+) -> Option<Command> {
+    let Ask::Approval {
+        step,
+        label,
+        module,
+        reason,
+        irreversible,
+    } = ask
+    else {
+        return None;
+    };
+    let mut answer = None;
+    ui.heading(format!("Next step {step}: {label}"));
+    ui.small(format!("module: {module}"));
+    ui.label(format!("Why: {reason}"));
+    if *irreversible {
+        ui.colored_label(
+            Color32::from_rgb(190, 60, 40),
+            "This step cannot be undone.",
+        );
+    }
+    ui.horizontal(|ui| {
+        let proceed = ui.button("Proceed");
+        let skip = ui.button("Skip");
+        let stop = ui.button("Stop here");
+        // The keyboard goes to the safe answer only when nothing else has
+        // it: taking it every frame would make the note box unusable.
+        if nothing_focused {
+            if !*irreversible {
+                proceed.request_focus();
+            } else {
+                skip.request_focus();
+            }
+        }
+        if proceed.clicked() {
+            answer = Some(Command::Proceed { id });
+        }
+        if skip.clicked() {
+            answer = Some(Command::Skip { id });
+        }
+        if stop.clicked() {
+            answer = Some(Command::StopAt { id });
+        }
+    });
+    answer
+}
+
+/// A question from the run: one button per option, the default marked.
+fn question_ui(ui: &mut egui::Ui, ask: &mut Ask, id: u64) -> Option<Command> {
+    let Ask::Question {
+        question,
+        options,
+        default,
+    } = ask
+    else {
+        return None;
+    };
+    let mut answer = None;
+    ui.heading("A question from the run");
+    ui.label(question.as_str());
+    ui.add_space(6.0);
+    for o in options.iter() {
+        let text = if o.id == *default {
+            format!("{} (default)", o.label)
+        } else {
+            o.label.clone()
+        };
+        if ui.button(text).clicked() {
+            answer = Some(Command::Answer {
+                id,
+                option: o.id.clone(),
+            });
+        }
+        if !o.detail.is_empty() {
+            ui.small(&o.detail);
+        }
+    }
+    answer
+}
+
+/// The review of a generated script: its purpose, inputs, protections and code; Run script only on an explicit press.
+fn script_ui(ui: &mut egui::Ui, ask: &mut Ask, id: u64) -> Option<Command> {
+    let Ask::Script {
+        purpose,
+        inputs,
+        code,
+        protections,
+        editing,
+        edited,
+    } = ask
+    else {
+        return None;
+    };
+    let mut answer = None;
+    ui.heading("Review a generated script");
+    ui.label(
+        RichText::new(
+            "It runs only if you press Run script. Do not run is the default, and Escape declines.",
+        )
+        .italics(),
+    );
+    ui.label(format!("Purpose: {purpose}"));
+    if !inputs.is_empty() {
+        ui.label("Reads:");
+        for (k, p) in inputs.iter() {
+            ui.monospace(format!("  {k}: {p}"));
+        }
+    }
+    ui.label(format!(
+        "Protections on this machine: {}",
+        if protections.is_empty() {
+            "none".to_string()
+        } else {
+            protections.join("; ")
+        }
+    ));
+    egui::ScrollArea::vertical()
+        .max_height(360.0)
+        .id_salt("script_code")
+        .show(ui, |ui| {
+            if *editing {
+                let label = ui.label("Edited source:");
+                ui.add(
+                    egui::TextEdit::multiline(edited)
+                        .code_editor()
+                        .desired_width(f32::INFINITY)
+                        .desired_rows(16),
+                )
+                .labelled_by(label.id);
+            } else {
+                ui.label(python_job(code, ui.style()));
+            }
+        });
+    ui.horizontal(|ui| {
+        let decline = ui.button("Do not run");
+        // The safe answer has the keyboard, except while the person edits
+        // the source: taking the focus back every frame would make the
+        // editor impossible to type in.
+        if !*editing {
+            decline.request_focus();
+        }
+        if decline.clicked() {
+            answer = Some(Command::ScriptDecision {
+                id,
+                run: false,
+                edited_source: None,
+            });
+        }
+        let edit_label = if *editing {
+            "Show original"
+        } else {
+            "Edit before running"
+        };
+        if ui.button(edit_label).clicked() {
+            *editing = !*editing;
+        }
+        if ui.button("Run script").clicked() {
+            let changed = *editing && edited != code;
+            answer = Some(Command::ScriptDecision {
+                id,
+                run: true,
+                edited_source: changed.then(|| edited.clone()),
+            });
+        }
+    });
+    answer
 }
 
 /// Python source with keywords, strings, comments and numbers coloured.

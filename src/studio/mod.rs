@@ -7,6 +7,7 @@ pub mod chat;
 pub mod dialogs;
 pub mod images;
 pub mod job;
+pub mod markdown;
 pub mod new_project;
 pub mod panels;
 pub mod settings;

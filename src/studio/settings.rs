@@ -74,8 +74,10 @@ pub struct SettingsWindow {
     pub open: bool,
     /// A key typed for this session (memory only; never persisted, never logged).
     pub typed_key: String,
-    /// The result of the last "Check the model" press.
+    /// The result of the last "Test connection" press.
     pub check: Option<String>,
+    /// A connection test going on (its answer arrives here).
+    checking: Option<crossbeam_channel::Receiver<String>>,
 }
 
 impl SettingsWindow {
@@ -84,13 +86,15 @@ impl SettingsWindow {
         let mut open = self.open;
         egui::Window::new("Settings").open(&mut open).resizable(false).show(ctx, |ui| {
             egui::Grid::new("settings_grid").num_columns(2).show(ui, |ui| {
-                ui.label("Provider");
+                let l = ui.label("Provider");
                 egui::ComboBox::from_id_salt("provider_combo")
                     .selected_text(s.provider.clone())
                     .show_ui(ui, |ui| {
                         ui.selectable_value(&mut s.provider, "openai".to_string(), "openai (and compatible servers)");
                         ui.selectable_value(&mut s.provider, "anthropic".to_string(), "anthropic");
-                    });
+                    })
+                    .response
+                    .labelled_by(l.id);
                 ui.end_row();
                 let l = ui.label("Base URL");
                 ui.text_edit_singleline(&mut s.base_url)
@@ -120,11 +124,48 @@ impl SettingsWindow {
             if let Some(why) = ms.why_no_model() {
                 ui.colored_label(egui::Color32::from_rgb(200, 140, 0), format!("No model will be used: {why}."));
             }
-            if let Some(c) = &self.check {
-                ui.label(c);
-            }
+            self.test_connection_ui(ui, &ms);
         });
         self.open = open;
+    }
+
+    /// The "Test connection" button: the same check as `hydrogeo-studio models` (one short
+    /// request to the endpoint), made off the UI thread; its answer is shown below it.
+    fn test_connection_ui(&mut self, ui: &mut egui::Ui, ms: &crate::llm::Settings) {
+        if let Some(rx) = &self.checking
+            && let Ok(answer) = rx.try_recv()
+        {
+            self.check = Some(answer);
+            self.checking = None;
+        }
+        ui.horizontal(|ui| {
+            let busy = self.checking.is_some();
+            if ui
+                .add_enabled(!busy, egui::Button::new("Test connection"))
+                .on_hover_text("Send one short request to the endpoint with these settings, as `hydrogeo-studio models` does.")
+                .clicked()
+            {
+                let (tx, rx) = crossbeam_channel::bounded(1);
+                let (ms, wake) = (ms.clone(), ui.ctx().clone());
+                std::thread::spawn(move || {
+                    let answer = match ms.check() {
+                        Ok(a) => format!("The endpoint answered: {a}"),
+                        Err(why) => format!("No model will be used: {why}"),
+                    };
+                    let _ = tx.send(crate::runtime::untrusted::visible(&answer));
+                    wake.request_repaint();
+                });
+                self.checking = Some(rx);
+                self.check = None;
+            }
+            if busy {
+                ui.spinner();
+                ui.label("Testing the connection…");
+            }
+        });
+        if let Some(c) = &self.check {
+            ui.label(c);
+        }
     }
 }
 

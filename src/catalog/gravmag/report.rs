@@ -309,10 +309,11 @@ fn solves_table(inv: &crate::methods::gravmag::inversion::GravMagInversion) -> S
             "| {} | {:.4e} | {} | {} | {} | {} | {} |",
             s.iteration,
             s.lambda,
-            fmt(s.chi2_unbounded),
+            s.chi2_unbounded.map_or_else(|| "–".to_string(), fmt),
             fmt(s.chi2),
             fmt(s.phi_m),
-            s.bound_hits,
+            s.bound_hits
+                .map_or_else(|| "–".to_string(), |n| n.to_string()),
             fmt(s.seconds)
         );
     }

@@ -95,6 +95,9 @@ pub const GPR_TOPOGRAPHY_FILE: &str = "gpr_topography_file";
 
 /// The ERT instrument format (`auto` by default).
 pub const INSTRUMENT: &str = "instrument";
+/// Formats confirmed for files read by a weak signature only: `{"<file name>": "<format>"}`
+/// ([`super::confirm`]).
+pub const FORMATS: &str = "formats";
 /// The ERT inversion's settings (`InversionParams`).
 pub const INVERSION_PARAMS: &str = "inversion_params";
 /// The time-lapse scheme.

@@ -3,6 +3,7 @@
 //! step writes its files, one number formatter, one Markdown escape, one palette, and the
 //! `METHODS` table the report, the panels, the catalog and the studio take their lists from.
 
+pub mod confirm;
 pub mod fit;
 pub mod format;
 pub mod keys;
@@ -13,6 +14,7 @@ pub mod paths;
 pub mod product;
 pub mod settings;
 
+pub use confirm::confirm_guessed_format;
 pub use fit::FitSummary;
 pub use methods::{METHODS, MethodInfo};
 pub use paths::{

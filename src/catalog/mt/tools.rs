@@ -7,7 +7,24 @@ use super::*;
 /// The load step.
 pub fn load_mt_sites(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let paths = site_files(ctx)?;
-    let data = read_sites(&paths);
+    let mut data = read_sites(&paths);
+    // A site whose format rests on a weak signature is confirmed or left out (issue 17).
+    let mut kept = Vec::new();
+    for s in std::mem::take(&mut data.sites) {
+        let (format, guessed) = s.format();
+        if !guessed {
+            kept.push(s);
+            continue;
+        }
+        match super::super::kit::confirm_guessed_format(ctx, "MT", &s.path, &format) {
+            Ok(how) => {
+                ctx.note(&how);
+                kept.push(s);
+            }
+            Err(why) => data.unreadable.push((s.path.display().to_string(), why)),
+        }
+    }
+    data.sites = kept;
     for (f, why) in &data.unreadable {
         ctx.note(&format!("MT file left out: {f}: {why}"));
     }

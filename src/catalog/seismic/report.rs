@@ -39,7 +39,13 @@ pub(super) fn model_report(m: &SeismicModel) -> String {
     for r in &inv.history {
         md.push_str(&format!(
             "| {} | {:.3} | {:.2} | {:.3e} | {:.3} | {:.3} | {:.2} |\n",
-            r.iteration, r.chi2, r.rrms_percent, r.phi_m, r.lambda, r.step_length, r.seconds
+            r.iteration,
+            r.chi2,
+            r.rrms_percent.unwrap_or(f64::NAN),
+            r.phi_m,
+            r.lambda,
+            r.step_length,
+            r.seconds
         ));
     }
     for n in &inv.notes {

@@ -33,13 +33,26 @@ pub fn read_traveltimes(path: &Path) -> Result<TravelTimes, ReadError> {
 
 /// Read every raw shot of the run: `segy_file` (one or more field records) or `seg2_files`.
 pub(super) fn read_gathers(
-    ctx: &RunContext,
+    ctx: &mut RunContext,
 ) -> anyhow::Result<(Vec<ShotGather>, Vec<String>, Vec<String>)> {
     let mut gathers = Vec::new();
     let mut files = Vec::new();
     let mut notes = Vec::new();
     for p in ctx.input_paths(keys::SEGY_FILE) {
         let f = segy::read_segy(&p)?;
+        let by_ext = p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("sgy") || e.eq_ignore_ascii_case("segy"));
+        if !by_ext {
+            // Without its extension, SEG-Y is recognised by a plausible binary header only
+            // (a weak signature): chosen or proven, never guessed (issue 17).
+            let format = format!("SEG-Y rev {}", f.revision);
+            match super::super::kit::confirm_guessed_format(ctx, "Seismic", &p, &format) {
+                Ok(how) => notes.push(how),
+                Err(why) => bail!("{}: {why}", p.display()),
+            }
+        }
         notes.extend(f.notes.iter().map(|n| format!("{}: {n}", file_name(&p))));
         files.push(file_name(&p));
         gathers.extend(f.gathers);

@@ -278,3 +278,39 @@ fn drive_runs_the_seismic_steps_in_order() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_guessed_travel_time_layout_is_confirmed_or_refused() {
+    // Issue 17, item 5: a unified file without its s/g/t tokens has its columns guessed; with
+    // nobody to ask the step fails naming the setting that reads it, and that setting (or a
+    // "read" answer) reads it without further question.
+    let dir = tmp("guessed-layout");
+    let file = dir.join("line.sgt");
+    std::fs::write(&file, "3\n0 0\n1 0\n2 0\n2\n1 2 0.001\n1 3 0.002\n").unwrap();
+    let inputs = json!({ keys::SEISMIC_FILE: file.display().to_string() });
+    let mut ctx = ctx_with(inputs.clone(), json!({}), &dir.join("a"));
+    let e = load_seismic_traveltimes(&mut ctx).unwrap_err().to_string();
+    assert!(
+        e.contains("line.sgt") && e.contains("\"formats\": {\"line.sgt\""),
+        "{e}"
+    );
+    assert!(!ctx.questions[0].by.is_user());
+
+    let format = sgt::read_sgt(&file).unwrap().format;
+    let mut ctx = ctx_with(
+        inputs.clone(),
+        json!({"formats": {"line.sgt": format}}),
+        &dir.join("b"),
+    );
+    load_seismic_traveltimes(&mut ctx).unwrap();
+    assert!(ctx.questions.is_empty());
+
+    let mut ctx = ctx_with(inputs, json!({}), &dir.join("c")).with_interaction(Arc::new(
+        crate::runtime::interaction::Scripted {
+            ask: Box::new(|_| Some("read".into())),
+            ..Default::default()
+        },
+    ));
+    load_seismic_traveltimes(&mut ctx).unwrap();
+    assert!(ctx.questions[0].question.contains("weak signature"));
+}

@@ -96,6 +96,14 @@ pub fn load_seismic_traveltimes(ctx: &mut RunContext) -> ToolResult {
         .ok_or_else(|| anyhow!("no seismic_file was given"))?;
     let topography = ctx.input_path(keys::TOPOGRAPHY_FILE);
     let (tt, topo) = run::load_traveltimes(&path, topography.as_deref())?;
+    if tt.guessed {
+        // The layout was guessed (no s/g/t tokens, 0-based numbers): chosen or proven, never
+        // guessed (issue 17).
+        match super::super::kit::confirm_guessed_format(ctx, "Seismic", &path, &tt.format) {
+            Ok(how) => ctx.note(&how),
+            Err(why) => bail!("{}: {why}", path.display()),
+        }
+    }
     let extra = topo.map_or_else(String::new, |(name, n, outside)| {
         format!(
             "; elevations from {name} ({n} stations{})",

@@ -464,3 +464,26 @@ fn the_example_soundings_invert_as_a_line_and_show_the_deep_conductor() {
         assert!(cond * 5.0 < res, "{}: {cond} under {res}", f.name);
     }
 }
+
+#[test]
+fn a_headerless_table_is_confirmed_or_refused() {
+    // Issue 17, item 5: a table without a header has its columns guessed from the layout;
+    // with nobody to ask the load fails naming the setting, which reads it when given.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.csv");
+    std::fs::write(&file, "1e-5,2e-3\n2e-5,8e-4\n4e-5,3e-4\n8e-5,1e-4\n").unwrap();
+    let inputs = json!({ keys::TDEM_FILE: file.display().to_string() });
+    let reg = registry();
+    let mut ctx = ctx_for("TDEM", inputs.clone(), json!({}), &dir.path().join("a"));
+    let st = invoke(&mut ctx, &reg, "load_tdem_data", "test", DecidedBy::Policy);
+    assert_eq!(st, StepStatus::Failed);
+    let e = &ctx.steps[0].error;
+    assert!(
+        e.contains("\"formats\": {\"t.csv\": \"time,response table\"}"),
+        "{e}"
+    );
+    let config = json!({"formats": {"t.csv": "time,response table"}});
+    let mut ctx = ctx_for("TDEM", inputs, config, &dir.path().join("b"));
+    run(&mut ctx, &reg, "load_tdem_data");
+    assert!(ctx.questions.is_empty());
+}

@@ -9,6 +9,18 @@ pub(super) fn load_tdem_data(ctx: &mut RunContext) -> ToolResult {
     let inputs = TdemInputs::of(ctx)?;
     let path = inputs.data.clone();
     let ds = run::load(&inputs, &params)?;
+    if ds.file.format_guessed {
+        // A table without a header has its columns guessed from the layout: chosen or
+        // proven, never guessed (issue 17).
+        let format = match ds.file.format {
+            crate::methods::tdem::readers::TdemFormat::Table => "time,response table".to_string(),
+            f => format!("{f:?}"),
+        };
+        match super::super::kit::confirm_guessed_format(ctx, "TDEM", &path, &format) {
+            Ok(how) => ctx.note(&how),
+            Err(why) => anyhow::bail!("{}: {why}", path.display()),
+        }
+    }
     for s in &ds.file.soundings {
         if !s.unit_stated {
             ctx.note(&format!(

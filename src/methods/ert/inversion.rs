@@ -879,24 +879,9 @@ impl Regularisation {
     }
 }
 
-/// One Gauss–Newton iteration as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IterationRecord {
-    /// 0 = the start model.
-    pub iteration: usize,
-    /// χ² after the iteration.
-    pub chi2: f64,
-    /// Model roughness φ_m after the iteration.
-    pub phi_m: f64,
-    /// λ used.
-    pub lambda: f64,
-    /// Line-search step length τ (1 = full Gauss–Newton step; 0 for the start).
-    pub step_length: f64,
-    /// Relative rms misfit of ρa, percent.
-    pub rrms_percent: f64,
-    /// Seconds this iteration took (Jacobian, solve, line search).
-    pub seconds: f64,
-}
+/// One iteration as recorded: the record every method shares
+/// ([`crate::methods::shared::IterationRecord`]).
+pub use crate::methods::shared::IterationRecord;
 
 /// Why the iterations ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -1076,8 +1061,9 @@ impl GnProblem<'_> {
             phi_m: self.reg.phi(m),
             lambda: self.lambda,
             step_length: tau,
-            rrms_percent: rrms_percent(&obs, &pred),
+            rrms_percent: Some(rrms_percent(&obs, &pred)),
             seconds: secs,
+            ..Default::default()
         }
     }
 }
@@ -1462,19 +1448,10 @@ pub fn coverage(jac: &Array2<f64>, area_m2: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// The median of the finite values.
+/// The median of the finite values ([`crate::methods::shared::stats::median`]), NaN when
+/// there is none.
 pub fn median(v: &[f64]) -> f64 {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if s.is_empty() {
-        return f64::NAN;
-    }
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        0.5 * (s[n / 2 - 1] + s[n / 2])
-    }
+    crate::methods::shared::stats::median(v).unwrap_or(f64::NAN)
 }
 
 /// A survey's data on a discretisation: observed ρa (k_model·R for resistances), errors.
@@ -1873,11 +1850,11 @@ pub(crate) fn finish_result(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::methods::ert::survey::{Electrode, Format};
 
-    fn no_progress() -> impl FnMut(f64, &str) {
+    pub(crate) fn no_progress() -> impl FnMut(f64, &str) {
         |_, _| {}
     }
 
@@ -1927,7 +1904,8 @@ mod tests {
         assert!(diff / norm < 1e-6, "{diff} vs {norm}");
     }
 
-    fn line_survey(n: usize, dx: f64) -> Survey {
+    /// A dipole–dipole line of `n` electrodes `dx` apart (separations 1–6), no data.
+    pub(crate) fn line_survey(n: usize, dx: f64) -> Survey {
         let mut s = Survey::empty(Format::PlainCsv);
         s.electrodes = (0..n)
             .map(|i| Electrode::at(i as f64 * dx, 0.0, 0.0))
@@ -1944,36 +1922,41 @@ mod tests {
         s
     }
 
+    /// `line_survey(n, dx)` with the data of a `rho` Ω·m half-space (our own forward on the
+    /// mesh of `params`) and 2 % errors.
+    pub(crate) fn half_space_survey(
+        n: usize,
+        dx: f64,
+        rho: f64,
+        params: &InversionParams,
+    ) -> Survey {
+        let mut s = line_survey(n, dx);
+        let mut p = params.clone();
+        p.error_source = ErrorSource::Fixed;
+        p.relative_error = 0.02;
+        let mut t = s.clone();
+        t.rhoa_ohm_m = Some(vec![rho; t.n_data()]);
+        let mut ds = prepare_data(&t, &p).unwrap();
+        let (disc, _) = discretise_data(&s.line_positions(), &[], &mut ds, &p, &[]).unwrap();
+        let resp = disc
+            .op
+            .response(&vec![rho; disc.section.n_params()])
+            .unwrap();
+        s.rhoa_ohm_m = Some(resp.rhoa_ohm_m);
+        s.err = Some(vec![0.02; s.n_data()]);
+        s
+    }
+
     #[test]
     fn a_homogeneous_half_space_is_recovered_at_once() {
         // Data of a 50 Ω·m half-space (our own forward), 2 % errors: the homogeneous start
         // model at the median ρa already fits to χ² ≪ 1, so no iteration runs and the model
         // is that half-space within the forward model's 0.5 % accuracy (geophysics.md §5.1.1).
-        let mut s = line_survey(16, 1.0);
         let params = InversionParams {
             mesh: Some(default_mesh_params(16, 4.0)),
             ..Default::default()
         };
-        let ds = {
-            let mut p = params.clone();
-            p.error_source = ErrorSource::Fixed;
-            p.relative_error = 0.02;
-            let mut ds = prepare_data(
-                &{
-                    let mut t = s.clone();
-                    t.rhoa_ohm_m = Some(vec![50.0; t.n_data()]);
-                    t
-                },
-                &p,
-            )
-            .unwrap();
-            let (disc, _) = discretise_data(&s.line_positions(), &[], &mut ds, &p, &[]).unwrap();
-            disc.op
-                .response(&vec![50.0; disc.section.n_params()])
-                .unwrap()
-        };
-        s.rhoa_ohm_m = Some(ds.rhoa_ohm_m.clone());
-        s.err = Some(vec![0.02; s.n_data()]);
+        let s = half_space_survey(16, 1.0, 50.0, &params);
         let flag = AtomicBool::new(false);
         let mut pr = no_progress();
         let r = invert_survey(&s, &params, &[], &mut pr, &flag).unwrap();

@@ -28,6 +28,7 @@
 )]
 
 pub mod bessel;
+pub mod doi;
 pub mod evaluation;
 pub mod fem;
 pub mod geometry;

@@ -886,8 +886,9 @@ fn simultaneous(
             phi_m: ms.iter().map(|m| reg.phi(m)).sum::<f64>(),
             lambda,
             step_length: tau,
-            rrms_percent: rrms_percent(&obs_all, &pred_all),
+            rrms_percent: Some(rrms_percent(&obs_all, &pred_all)),
             seconds: secs,
+            ..Default::default()
         }
     };
     let mut history = vec![record(0, &fs, &ms, 0.0, t0.elapsed().as_secs_f64())];

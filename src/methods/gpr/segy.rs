@@ -34,52 +34,8 @@ pub struct SegyOptions {
     pub sample_interval_ns: Option<f64>,
 }
 
-/// IBM System/360 single-precision float: sign bit, 7-bit base-16 exponent with bias 64,
-/// 24-bit fraction: `(−1)^s · 0.f · 16^(e−64)`.
-pub fn ibm_to_f64(bits: u32) -> f64 {
-    let sign = if bits >> 31 == 1 { -1.0 } else { 1.0 };
-    let exp = ((bits >> 24) & 0x7f) as i32 - 64;
-    let frac = (bits & 0x00ff_ffff) as f64 / 16_777_216.0;
-    sign * frac * 16f64.powi(exp)
-}
-
-/// EBCDIC (code page 037) to ASCII for the printable characters a textual header uses;
-/// anything else becomes a space.
-fn ebcdic_to_ascii(b: u8) -> char {
-    match b {
-        0x40 => ' ',
-        0x4B => '.',
-        0x4C => '<',
-        0x4D => '(',
-        0x4E => '+',
-        0x50 => '&',
-        0x5B => '$',
-        0x5C => '*',
-        0x5D => ')',
-        0x5E => ';',
-        0x60 => '-',
-        0x61 => '/',
-        0x6B => ',',
-        0x6C => '%',
-        0x6D => '_',
-        0x6E => '>',
-        0x6F => '?',
-        0x7A => ':',
-        0x7B => '#',
-        0x7C => '@',
-        0x7D => '\'',
-        0x7E => '=',
-        0x7F => '"',
-        0x81..=0x89 => (b'a' + (b - 0x81)) as char,
-        0x91..=0x99 => (b'j' + (b - 0x91)) as char,
-        0xA2..=0xA9 => (b's' + (b - 0xA2)) as char,
-        0xC1..=0xC9 => (b'A' + (b - 0xC1)) as char,
-        0xD1..=0xD9 => (b'J' + (b - 0xD1)) as char,
-        0xE2..=0xE9 => (b'S' + (b - 0xE2)) as char,
-        0xF0..=0xF9 => (b'0' + (b - 0xF0)) as char,
-        _ => ' ',
-    }
-}
+use crate::methods::shared::segy::ebcdic_to_ascii;
+pub use crate::methods::shared::segy::ibm_to_f64;
 
 /// The textual header as 40 lines of 80 characters (EBCDIC decoded when it is EBCDIC).
 fn textual_header(raw: &[u8]) -> (String, bool) {

@@ -102,17 +102,8 @@ fn pick_one(trace: &[f64], tau: f64, skip: usize) -> Option<f64> {
 
 /// Median of the picks that exist.
 fn median(values: &[Option<f64>]) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().flatten().copied().collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    })
+    let v: Vec<f64> = values.iter().flatten().copied().collect();
+    crate::methods::shared::stats::median(&v)
 }
 
 /// Which phase of the direct wave marks time zero.

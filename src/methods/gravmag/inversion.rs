@@ -136,26 +136,9 @@ pub struct InversionData<'a> {
     pub component: FieldComponent,
 }
 
-/// One exact solve.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IterationRecord {
-    /// 1-based solve number.
-    pub iteration: usize,
-    /// β (the regularisation weight; `lambda` in the studio's key numbers).
-    pub lambda: f64,
-    /// χ² of the projected (bounded) model.
-    pub chi2: f64,
-    /// χ² before projection.
-    pub chi2_unbounded: f64,
-    /// φ_m of the projected model.
-    pub phi_m: f64,
-    /// Step length: 1 (each solve is the exact minimiser, not a step).
-    pub step_length: f64,
-    /// Cells clipped at a bound.
-    pub bound_hits: usize,
-    /// Wall time of this solve, s.
-    pub seconds: f64,
-}
+/// One iteration as recorded: the record every method shares
+/// ([`crate::methods::shared::IterationRecord`]).
+pub use crate::methods::shared::IterationRecord;
 
 /// How the β search ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -802,11 +785,12 @@ fn search_beta(
             iteration: k,
             lambda: beta,
             chi2: s.chi2,
-            chi2_unbounded: s.chi2_free,
+            chi2_unbounded: Some(s.chi2_free),
             phi_m: s.phi_m,
             step_length: 1.0,
-            bound_hits: s.hits,
+            bound_hits: Some(s.hits),
             seconds: ts.elapsed().as_secs_f64(),
+            ..Default::default()
         });
         s
     };

@@ -30,16 +30,16 @@ pub fn noise_sd(x: &[f64], y: &[f64], value: &[f64]) -> Option<f64> {
         return None;
     }
     let stride = n.div_ceil(MAX_CENTRES);
-    let mut errors: Vec<f64> = (0..n)
+    let errors: Vec<f64> = (0..n)
         .step_by(stride)
         .filter_map(|i| plane_prediction_error(x, y, value, i))
         .collect();
     if errors.len() < NEIGHBOURS {
         return None;
     }
-    let med = median(&mut errors);
-    let mut dev: Vec<f64> = errors.iter().map(|e| (e - med).abs()).collect();
-    let mad = median(&mut dev);
+    let med = median(&errors);
+    let dev: Vec<f64> = errors.iter().map(|e| (e - med).abs()).collect();
+    let mad = median(&dev);
     Some(1.4826 * mad / (1.0 + 1.0 / NEIGHBOURS as f64).sqrt())
 }
 
@@ -90,18 +90,9 @@ fn solve3(m: [[f64; 3]; 3], r: [f64; 3]) -> Option<[f64; 3]> {
     Some(out)
 }
 
-/// The median (sorts `v`); NaN for an empty slice.
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let h = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[h]
-    } else {
-        0.5 * (v[h - 1] + v[h])
-    }
+/// The median of the finite values; NaN when there is none.
+fn median(v: &[f64]) -> f64 {
+    crate::methods::shared::stats::median(v).unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]

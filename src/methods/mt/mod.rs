@@ -78,7 +78,18 @@ pub enum MtError {
 }
 
 /// How a file was recognised.
-fn detect(path: &Path, head: &str) -> Option<(TfFormatKind, bool)> {
+/// How a transfer-function file's format was recognised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Recognised {
+    /// By its extension.
+    Extension,
+    /// By its content: the format's own opening line or root element.
+    Signature,
+    /// By a column name in its head only (a guess, confirmed before use).
+    WeakSignature,
+}
+
+fn detect(path: &Path, head: &str) -> Option<(TfFormatKind, Recognised)> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -93,27 +104,30 @@ fn detect(path: &Path, head: &str) -> Option<(TfFormatKind, bool)> {
         _ => None,
     };
     if let Some(k) = by_ext {
-        return Some((k, false));
+        return Some((k, Recognised::Extension));
     }
     if ext == "xml" {
         return None;
     }
+    // By content: the first four are unambiguous signatures (the format's own opening
+    // line or root element), so the format is proven; a Zonge .avg is recognised only by
+    // a column name somewhere in its head, a weak signature, so it is a guess (issue 17:
+    // confirmed before use).
     let t = head.trim_start();
     let upper: String = t.chars().take(200).collect::<String>().to_ascii_uppercase();
-    let by_sig = if t.starts_with(">HEAD") || t.starts_with(">head") {
-        Some(TfFormatKind::Edi)
+    if t.starts_with(">HEAD") || t.starts_with(">head") {
+        Some((TfFormatKind::Edi, Recognised::Signature))
     } else if head.contains("<EM_TF") {
-        Some(TfFormatKind::Xml)
+        Some((TfFormatKind::Xml, Recognised::Signature))
     } else if upper.starts_with("TRANSFER FUNCTIONS IN MEASUREMENT COORDINATES") {
-        Some(TfFormatKind::ZFile)
+        Some((TfFormatKind::ZFile, Recognised::Signature))
     } else if upper.starts_with("#BIRRP") {
-        Some(TfFormatKind::JFile)
+        Some((TfFormatKind::JFile, Recognised::Signature))
     } else if head.contains("$Rx.Cmp") || head.to_ascii_lowercase().contains("\nskp,freq") {
-        Some(TfFormatKind::Avg)
+        Some((TfFormatKind::Avg, Recognised::WeakSignature))
     } else {
         None
-    };
-    by_sig.map(|k| (k, true))
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -126,7 +140,8 @@ enum TfFormatKind {
 }
 
 /// Read any supported transfer-function file, choosing the reader by extension (or, for an
-/// unknown extension, by a signature in the first bytes — then `format_guessed` is set).
+/// unknown extension, by a signature in the first bytes, said in a note; `format_guessed` is
+/// set only when that signature is weak, a Zonge column name).
 pub fn read_transfer_function(path: &Path) -> Result<TransferFunction, ReadError> {
     let bytes = read_bytes(path)?;
     let text = match String::from_utf8(bytes) {
@@ -134,7 +149,7 @@ pub fn read_transfer_function(path: &Path) -> Result<TransferFunction, ReadError
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
     let head: String = text.chars().take(4096).collect();
-    let Some((kind, guessed)) = detect(path, &head) else {
+    let Some((kind, how)) = detect(path, &head) else {
         return Err(ReadError::format(
             path,
             "not a recognised MT transfer-function file (EDI, EMTF XML, .zmm/.zrr/.zss, .j, .avg)",
@@ -147,12 +162,19 @@ pub fn read_transfer_function(path: &Path) -> Result<TransferFunction, ReadError
         TfFormatKind::JFile => jfile::parse_jfile(path, &text)?,
         TfFormatKind::Avg => avg::parse_avg(path, &text)?,
     };
-    if guessed {
-        tf.format_guessed = true;
-        tf.notes.push(format!(
-            "Format recognised as {} from its content, not its extension.",
+    match how {
+        Recognised::Extension => {}
+        Recognised::Signature => tf.notes.push(format!(
+            "Format recognised as {} from its content (its own opening line), not its extension.",
             tf.format.label()
-        ));
+        )),
+        Recognised::WeakSignature => {
+            tf.format_guessed = true;
+            tf.notes.push(format!(
+                "Format recognised as {} from a column name in its content only, not its extension (a guess).",
+                tf.format.label()
+            ));
+        }
     }
     Ok(tf)
 }

@@ -190,14 +190,8 @@ impl MtSounding {
     }
 }
 
-fn median(v: &[f64]) -> Option<f64> {
-    let mut f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if f.is_empty() {
-        return None;
-    }
-    f.sort_by(f64::total_cmp);
-    Some(f[f.len() / 2])
-}
+// The upper median (the element at `n / 2` of the sorted finite values).
+use crate::methods::shared::stats::upper_median as median;
 
 /// The sign convention from the median xy and yx phases (module docs); `None` without an
 /// impedance.

@@ -142,28 +142,9 @@ impl Default for InversionParams {
     }
 }
 
-/// One Gauss–Newton iteration as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IterationRecord {
-    /// 0 for the starting model.
-    pub iteration: usize,
-    /// χ² = Φ_d / N after the iteration.
-    pub chi2: f64,
-    /// Relative RMS of the residuals, %.
-    pub rrms_percent: f64,
-    /// Model roughness Φ_m = ‖C m‖².
-    pub phi_m: f64,
-    /// λ used.
-    pub lambda: f64,
-    /// Line-search step length τ (0 for the starting model).
-    pub step_length: f64,
-    /// Marquardt damping ν of the step (relative to the median data-term diagonal).
-    pub damping: f64,
-    /// CGLS iterations of the step.
-    pub cgls_iterations: usize,
-    /// Wall time of the iteration, s.
-    pub seconds: f64,
-}
+/// One iteration as recorded: the record every method shares
+/// ([`crate::methods::shared::IterationRecord`]).
+pub use crate::methods::shared::IterationRecord;
 
 /// Why the iterations ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -367,22 +348,10 @@ pub fn apparent_velocities(tt: &TravelTimes, picks: &[usize]) -> (Option<f64>, O
             }
         }
     }
-    (median(&mut near), median(&mut far))
+    (median(&near), median(&far))
 }
 
-/// The median of a list (`None` when empty).
-fn median(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    })
-}
+use crate::methods::shared::stats::median;
 
 /// Velocities of a gradient start model: linear in the depth of the cell centre below the
 /// surface, from `v_top` at the shallowest centre to `v_bottom` at the deepest
@@ -699,13 +668,14 @@ pub fn invert(
     let mut history = vec![IterationRecord {
         iteration: 0,
         chi2: chi,
-        rrms_percent: rrms_percent(&observed, &fw.time_s),
+        rrms_percent: Some(rrms_percent(&observed, &fw.time_s)),
         phi_m: roughness(&cons, &m),
         lambda: lam,
         step_length: 0.0,
-        damping: 0.0,
-        cgls_iterations: 0,
+        damping: Some(0.0),
+        cgls_iterations: Some(0),
         seconds: t_start.elapsed().as_secs_f64(),
+        ..Default::default()
     }];
     progress(0.0, &format!("start model: χ² {chi:.2}"));
     let mut stop = StopReason::IterationCap;
@@ -736,8 +706,8 @@ pub fn invert(
             col2[b as usize] += lam * wc * wc;
         }
         let mu = {
-            let mut d: Vec<f64> = col2.iter().copied().filter(|&v| v > 0.0).collect();
-            nu * median(&mut d).unwrap_or(0.0)
+            let d: Vec<f64> = col2.iter().copied().filter(|&v| v > 0.0).collect();
+            nu * median(&d).unwrap_or(0.0)
         };
         let scale: Vec<f64> = col2
             .iter()
@@ -839,13 +809,14 @@ pub fn invert(
         history.push(IterationRecord {
             iteration: it,
             chi2: chi,
-            rrms_percent: rrms_percent(&observed, &fw.time_s),
+            rrms_percent: Some(rrms_percent(&observed, &fw.time_s)),
             phi_m: roughness(&cons, &m),
             lambda: lam,
             step_length: tau,
-            damping,
-            cgls_iterations: cg_it,
+            damping: Some(damping),
+            cgls_iterations: Some(cg_it),
             seconds: t_it.elapsed().as_secs_f64(),
+            ..Default::default()
         });
         progress(
             it as f64 / params.max_iterations as f64,
@@ -976,7 +947,7 @@ mod tests {
             .filter(|&c| mid(c) && g.cell_depth(c) < 4.0)
             .map(|c| inv.velocity_m_per_s[c])
             .collect();
-        let med = |mut v: Vec<f64>| median(&mut v).unwrap();
+        let med = |v: Vec<f64>| median(&v).unwrap();
         assert!(med(deep.clone()) >= 1800.0, "{:?}", deep);
         assert!(med(top.clone()) <= 800.0, "{:?}", top);
         assert_eq!(inv.chi2_history.len(), inv.iterations + 1);

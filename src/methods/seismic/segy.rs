@@ -57,78 +57,8 @@ pub enum SampleFormat {
     Ibm,
 }
 
-/// IBM float32 bits to a value (module docs give the layout).
-pub fn ibm_to_f64(bits: u32) -> f64 {
-    let sign = if bits >> 31 == 1 { -1.0 } else { 1.0 };
-    let exp = ((bits >> 24) & 0x7f) as i32;
-    let frac = f64::from(bits & 0x00ff_ffff) / 16_777_216.0;
-    sign * frac * 16f64.powi(exp - 64)
-}
-
-/// A value to IBM float32 bits, rounded to the nearest representable value (0 for values
-/// too small, the largest magnitude for values too large).
-pub fn f64_to_ibm(x: f64) -> u32 {
-    if x == 0.0 || !x.is_finite() {
-        return 0;
-    }
-    let sign = if x < 0.0 { 0x8000_0000u32 } else { 0 };
-    let mut a = x.abs();
-    let mut exp = 64i32;
-    while a >= 1.0 && exp < 127 {
-        a /= 16.0;
-        exp += 1;
-    }
-    while a < 1.0 / 16.0 && exp > 0 {
-        a *= 16.0;
-        exp -= 1;
-    }
-    let mut frac = (a * 16_777_216.0).round() as u64;
-    if frac >= 1 << 24 {
-        frac >>= 4;
-        exp += 1;
-    }
-    if exp > 127 {
-        return sign | 0x7fff_ffff;
-    }
-    sign | ((exp as u32) << 24) | (frac as u32 & 0x00ff_ffff)
-}
-
-/// EBCDIC (code page 037) to ASCII for the printable characters a textual header uses.
-fn ebcdic_to_ascii(b: u8) -> char {
-    match b {
-        0x40 => ' ',
-        0x4b => '.',
-        0x4c => '<',
-        0x4d => '(',
-        0x4e => '+',
-        0x50 => '&',
-        0x5b => '$',
-        0x5c => '*',
-        0x5d => ')',
-        0x5e => ';',
-        0x60 => '-',
-        0x61 => '/',
-        0x6b => ',',
-        0x6c => '%',
-        0x6d => '_',
-        0x6e => '>',
-        0x6f => '?',
-        0x7a => ':',
-        0x7b => '#',
-        0x7c => '@',
-        0x7d => '\'',
-        0x7e => '=',
-        0x7f => '"',
-        0x81..=0x89 => (b'a' + (b - 0x81)) as char,
-        0x91..=0x99 => (b'j' + (b - 0x91)) as char,
-        0xa2..=0xa9 => (b's' + (b - 0xa2)) as char,
-        0xc1..=0xc9 => (b'A' + (b - 0xc1)) as char,
-        0xd1..=0xd9 => (b'J' + (b - 0xd1)) as char,
-        0xe2..=0xe9 => (b'S' + (b - 0xe2)) as char,
-        0xf0..=0xf9 => (b'0' + (b - 0xf0)) as char,
-        _ => ' ',
-    }
-}
+use crate::methods::shared::segy::ebcdic_to_ascii;
+pub use crate::methods::shared::segy::{f64_to_ibm, ibm_to_f64};
 
 /// The textual header as ASCII lines (EBCDIC detected by its space 0x40 and letters ≥ 0x80).
 fn decode_textual(t: &[u8]) -> (String, bool) {

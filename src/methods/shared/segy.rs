@@ -89,8 +89,14 @@ mod tests {
         assert_eq!(ibm_to_f64(0xC276_A000), -118.625);
         assert_eq!(ibm_to_f64(0x4110_0000), 1.0);
         assert_eq!(ibm_to_f64(0), 0.0);
-        for x in [1.0, -118.625, 3.25e-3, 7.5e6] {
+        // Dyadic values are exact; others round to the 24-bit fraction (≤ 2⁻²⁰ relative,
+        // the fraction's last bit at the smallest normalised mantissa 1/16).
+        for x in [1.0, -118.625, 7.5e6] {
             assert_eq!(ibm_to_f64(f64_to_ibm(x)), x);
+        }
+        for x in [3.25e-3, -0.1, 123.456e-7] {
+            let back = ibm_to_f64(f64_to_ibm(x));
+            assert!((back / x - 1.0).abs() < 2f64.powi(-20), "{x} → {back}");
         }
         assert_eq!(ebcdic_to_ascii(0xc1), 'A');
         assert_eq!(ebcdic_to_ascii(0xf7), '7');

@@ -244,23 +244,9 @@ pub fn log_spaced_thicknesses(n_layers: usize, first_m: f64, bottom_depth_m: f64
     (0..k).map(|i| first_m * lo.powi(i as i32)).collect()
 }
 
-/// One iteration of an inversion, as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IterationRecord {
-    /// 0 for the starting model.
-    pub iteration: usize,
-    /// χ² after the iteration.
-    pub chi2: f64,
-    /// Model roughness φ_m = ‖R ln ρ‖² (first differences), or the damping norm for the
-    /// few-layer inversion.
-    pub phi_m: f64,
-    /// Regularisation (Occam's μ as λ on the roughness) or Marquardt damping used.
-    pub lambda: f64,
-    /// Fraction of the full Gauss–Newton step taken.
-    pub step_length: f64,
-    /// Wall time since the start [s].
-    pub seconds: f64,
-}
+/// One iteration as recorded: the record every method shares
+/// ([`crate::methods::shared::IterationRecord`]).
+pub use crate::methods::shared::IterationRecord;
 
 /// How the smooth inversion chooses λ.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -522,6 +508,7 @@ pub(crate) fn occam_loop<P: OccamProblem>(
         lambda: 0.0,
         step_length: 0.0,
         seconds: start.elapsed().as_secs_f64(),
+        ..Default::default()
     }];
     let mut lambda = ctl.lambda0.unwrap_or(f64::NAN);
     let mut stop_reason = format!("iteration cap ({}) reached", ctl.max_iterations);
@@ -642,6 +629,7 @@ pub(crate) fn occam_loop<P: OccamProblem>(
             lambda,
             step_length: step,
             seconds: start.elapsed().as_secs_f64(),
+            ..Default::default()
         });
         if chi2 <= target * 1.001 {
             let change = (phi - rough_before).abs() / rough_before.max(1e-12);
@@ -1008,6 +996,7 @@ pub fn invert_few_layer(
         lambda: 0.0,
         step_length: 0.0,
         seconds: start.elapsed().as_secs_f64(),
+        ..Default::default()
     }];
     let mut mu = 1.0;
     let mut stop_reason = format!("iteration cap ({}) reached", settings.max_iterations);
@@ -1062,6 +1051,7 @@ pub fn invert_few_layer(
                     lambda: mu,
                     step_length: 1.0,
                     seconds: start.elapsed().as_secs_f64(),
+                    ..Default::default()
                 });
                 if rel < 1e-4 {
                     stop_reason = "χ² changed by less than 0.01 %".into();

@@ -820,6 +820,16 @@ fn read_usf_table(
         });
         j += 1;
     }
+    if !closed && j >= lines.len() {
+        // The file ends inside the data block: a copy cut at a line break leaves whole rows
+        // but no '/END', and the rows after the cut are lost (issue 19, item 6).
+        return Err(ReadError::malformed(
+            path,
+            lines.len(),
+            "'/END' closing the data block; the file ends before, so it looks cut off",
+            lines.last().copied().unwrap_or("end of file"),
+        ));
+    }
     if !closed {
         notes.push("the data block is not closed by '/END'".into());
     }
@@ -1320,6 +1330,47 @@ mod tests {
         assert_eq!(sys.current_a, 4.0);
         assert_eq!(sys.waveform, Waveform::LinearRamp { ramp_s: 2e-5 });
         assert_eq!(s.position.easting_m, Some(10.0));
+    }
+
+    #[test]
+    fn usf_cut_short_is_refused() {
+        // Issue 19, item 6: a USF file cut at a line break inside its data block (whole rows,
+        // no closing '/END') and one cut inside its last value are refused, naming the file,
+        // the line and what a whole file has there; the whole file reads.
+        let mut text = String::from(
+            "//SOUNDINGS: 1\n//END\n/ARRAY: COINCIDENT LOOP TEM\n/VOLTAGE_UNITS: V/AMP\n/POINTS: 8\n/END\nINDEX,\tTIME,\tVOLTAGE\n",
+        );
+        for i in 0..8 {
+            let t = 1e-5 * 1.5f64.powi(i);
+            text.push_str(&format!(
+                "{},\t{t:.4E},\t{:.6E}\n",
+                i + 1,
+                1e-3 * t.powf(-2.5)
+            ));
+        }
+        let whole = format!("{text}/END\n");
+        let (_d, p) = write_temp("whole.usf", whole.as_bytes());
+        assert_eq!(
+            read_usf(&p, &ReadOptions::default()).unwrap().soundings[0].n_gates(),
+            8
+        );
+        let (_d, p) = write_temp("cut.usf", text.as_bytes());
+        let e = read_usf(&p, &ReadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cut.usf")
+                && e.contains("line 15")
+                && e.contains("'/END'")
+                && e.contains("cut off"),
+            "{e}"
+        );
+        let in_value = &text[..text.trim_end().len() - 4];
+        let (_d, p) = write_temp("cut_value.usf", in_value.as_bytes());
+        let e = read_usf(&p, &ReadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cut_value.usf") && e.contains("cut off"), "{e}");
     }
 
     #[test]

@@ -89,6 +89,8 @@ impl StudioApp {
         if self.running() {
             return;
         }
+        // Narrated in the chat only when the chat starts it (it sets this after the call).
+        self.chat.narrate_run = false;
         let Some(project) = self.shared.project.clone() else {
             self.shared
                 .messages
@@ -171,9 +173,9 @@ impl StudioApp {
                 p.goal = goal;
             }
             self.start_run(Mode::Auto, ctx);
+            self.chat.narrate_run = true;
             self.chat
-                .narration
-                .push("Handed to Auto to report; each finished step is narrated here.".into());
+                .narrate("Handed to Auto to report; each finished step is narrated here.");
         }
         if let Some(run) = &mut self.run {
             let events: Vec<Event> = run.events.try_iter().collect();
@@ -186,6 +188,7 @@ impl StudioApp {
                     error,
                     ..
                 } = e
+                    && self.chat.narrate_run
                 {
                     let (mark, text) = match status {
                         crate::runtime::StepStatus::Ok => ("✔", summary),
@@ -193,7 +196,7 @@ impl StudioApp {
                         | crate::runtime::StepStatus::Blocked => ("↷", error),
                         _ => ("✖", error),
                     };
-                    self.chat.narration.push(format!("{mark} {label}: {text}"));
+                    self.chat.narrate(&format!("{mark} {label}: {text}"));
                 }
                 self.shared.timeline.apply(e);
                 self.dialogs.on_event(e, &sender);

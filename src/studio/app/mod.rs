@@ -128,6 +128,9 @@ impl StudioConfig {
 pub struct Unattended {
     /// Start Auto to report on the first frame.
     pub auto_run: bool,
+    /// Start Step by step on the first frame (the screenshot is taken at its first
+    /// question, which then is declined and the run stopped).
+    pub step_run: bool,
     /// The rail label of the panel to show (e.g. "ERT").
     pub panel: Option<String>,
     /// Save a PNG of the window here once the run (if any) has ended, then close.

@@ -218,6 +218,8 @@ impl StudioApp {
             }
             if self.unattended.auto_run {
                 self.queue(StudioCommand::StartRun(Mode::Auto));
+            } else if self.unattended.step_run {
+                self.queue(StudioCommand::StartRun(Mode::StepByStep));
             }
         }
         let Some(path) = self.unattended.screenshot.clone() else {
@@ -228,10 +230,22 @@ impl StudioApp {
             .screenshot_saved
             .load(std::sync::atomic::Ordering::SeqCst)
         {
+            if self.running() {
+                // A step-by-step run photographed at its first approval: decline what waits
+                // and stop, then close once it has ended (as the close dialog's Stop does).
+                if self.closing != super::close::Closing::Stopping {
+                    self.dialogs.decline_all();
+                    self.command(crate::studio::bridge::Command::Stop);
+                    self.closing = super::close::Closing::Stopping;
+                }
+                return;
+            }
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             return;
         }
-        if !self.screenshot_asked && !self.running() && self.frames > 3 {
+        // The moment to photograph: the run has ended, or (step by step) a question waits.
+        let ready = !self.running() || (self.unattended.step_run && !self.dialogs.is_empty());
+        if !self.screenshot_asked && ready && self.frames > 3 {
             self.screenshot_asked = true;
             let done = self.screenshot_saved.clone();
             let wake = ctx.clone();

@@ -1,4 +1,5 @@
-//! The report panel: the run's status and reasons, the report's text, and a button to open the
+//! The report panel: the run's status and reasons, the report drawn as a document (headings,
+//! tables, figures; its Markdown source on request), and a button to open the
 //! self-contained HTML in a browser.
 
 use serde_json::{Value, json};
@@ -8,7 +9,14 @@ use super::{Panel, Shared};
 /// The report panel.
 #[derive(Debug, Default)]
 pub struct ReportPanel {
-    cached: Option<(std::path::PathBuf, String)>,
+    /// The report's text, with the path and modification time it was read at: the run's end
+    /// rewrites the report written by its step with the final status, so a changed file is
+    /// read again.
+    cached: Option<(std::path::PathBuf, Option<std::time::SystemTime>, String)>,
+    /// The report's figures as textures.
+    images: crate::studio::images::ImageCache,
+    /// Show the Markdown source instead of the rendered document.
+    source: bool,
 }
 
 impl ReportPanel {
@@ -48,16 +56,32 @@ impl Panel for ReportPanel {
                     .open_url(egui::OpenUrl::new_tab(format!("file://{}", html.display())));
             }
         });
-        if self.cached.as_ref().is_none_or(|(p, _)| *p != path) {
+        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        if self
+            .cached
+            .as_ref()
+            .is_none_or(|(p, m, _)| *p != path || *m != modified)
+        {
             self.cached = std::fs::read_to_string(&path)
                 .ok()
-                .map(|t| (path.clone(), t));
+                .map(|t| (path.clone(), modified, t));
         }
-        if let Some((_, text)) = &self.cached {
+        ui.checkbox(&mut self.source, "Show the Markdown source");
+        if let Some((_, _, text)) = &self.cached {
+            let base = path
+                .parent()
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default();
+            let (source, images) = (self.source, &mut self.images);
             egui::ScrollArea::vertical()
                 .id_salt("report_text")
+                .auto_shrink([false, false])
                 .show(ui, |ui| {
-                    ui.label(text.as_str());
+                    if source {
+                        ui.label(egui::RichText::new(text.as_str()).monospace());
+                    } else {
+                        crate::studio::markdown::markdown_ui(ui, text, &base, images);
+                    }
                 });
         }
     }
@@ -92,5 +116,47 @@ impl Panel for ReportPanel {
                 "no action '{other}' on the report panel; its actions are: read_report"
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+
+    #[test]
+    fn the_report_is_drawn_as_a_document_not_as_markdown() {
+        // Issue 24, item 5: headings, tables and emphasis are drawn, not shown as `##` and
+        // `|`; the source is one tick away.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("report.md"),
+            "# Survey report\n\n## Answers\n\nThe water table lies at **4.1 m** below ground.\n\n| Item | Value |\n|---|---|\n| Run status | success |\n\n- first finding\n- second finding\n\n![Water table along the line](figures/missing.png)\n",
+        )
+        .unwrap();
+        let shared = Shared {
+            run_dir: Some(dir.path().to_path_buf()),
+            ..Shared::default()
+        };
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(900.0, 800.0))
+            .with_context_setup(crate::studio::setup_fonts)
+            .build_ui_state(
+                |ui, s: &mut (ReportPanel, Shared)| s.0.ui(ui, &mut s.1),
+                (ReportPanel::default(), shared),
+            );
+        h.run();
+        h.get_by_label("Answers");
+        h.get_by_label("Run status");
+        h.get_by_label("success");
+        h.get_by_label("• first finding");
+        h.get_by_label("The water table lies at 4.1 m below ground.");
+        h.get_by_label("[figure: Water table along the line]");
+        assert!(h.query_by_label_contains("## Answers").is_none());
+        assert!(h.query_by_label_contains("| Run status").is_none());
+        h.get_by_label("Show the Markdown source").click();
+        h.run();
+        h.get_by_label_contains("## Answers");
     }
 }

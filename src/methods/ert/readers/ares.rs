@@ -36,7 +36,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
         ReadError::malformed(path, lines.len(), "the column header row", "end of file")
     })?;
     let head: Vec<&str> = hl.split('\t').map(str::trim).collect();
-    let col = |n: &str| head.iter().position(|h| h.eq_ignore_ascii_case(n));
+    let col = |n: &str| crate::methods::shared::columns::index_ignore_case(&head, n);
     let (Some(c1), Some(c2), Some(p1), Some(p2), Some(ci), Some(cu)) = (
         col("C1[el]"),
         col("C2[el]"),

@@ -18,7 +18,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
         .split(',')
         .map(|h| h.trim().to_ascii_lowercase())
         .collect();
-    let col = |n: &str| head.iter().position(|h| h == n);
+    let col = |n: &str| crate::methods::shared::columns::index(&head, n);
     let (Some(ca), Some(cb), Some(cm), Some(cn)) = (col("a"), col("b"), col("m"), col("n")) else {
         return Err(ReadError::malformed(path, *hno, "columns a b m n", *hl));
     };

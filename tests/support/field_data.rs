@@ -4,6 +4,13 @@
 //! `../shared/bench`), never inside it. On a user's machine they are absent, and tests
 //! that need them skip with a printed reason; with `HGX_REQUIRE_FIELD_DATA=1` (set by
 //! `.ci/run`) a missing file fails the test instead, so CI cannot pass by skipping.
+//!
+//! Test support, not the product's API: the library's unit tests include this file
+//! (`src/lib.rs`, `cfg(test)`), and each integration test or bench that reads field data
+//! includes it as `#[macro_use] #[path = "…/support/field_data.rs"] mod field_data;`.
+
+// Each including crate uses a part of it.
+#![allow(dead_code, unused_macros)]
 
 use std::path::{Path, PathBuf};
 
