@@ -130,6 +130,16 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .label("Evaluate inversion quality")
         .module("ert"),
         Tool::new(
+            "estimate_ert_doi",
+            "The depth of investigation index of a single-survey ERT model (Oldenburg & Li 1999): two more inversions with reference models a factor 10 each side; says how deep the data determine the model. Runs when the project's depth_of_investigation setting is true.",
+            estimate_ert_doi,
+        )
+        .requires(&[keys::ERT_DATA, keys::INVERSION_RESULTS])
+        .produces(&[keys::ERT_DOI])
+        .label("Estimate the depth of investigation")
+        .module("ert")
+        .when(|ctx| ctx.config_bool(keys::DEPTH_OF_INVESTIGATION, false)),
+        Tool::new(
             "derive_structure",
             "Re-invert the first ERT survey with the seismic interface as a boundary the smoothness does not cross, and say whether the constraint was used.",
             derive_structure,

@@ -388,3 +388,43 @@ fn a_ring_of_electrodes_is_named_and_its_2d_inversion_refused_as_not_delivered()
         nd.iter().map(|n| &n.why).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn the_depth_of_investigation_is_estimated_when_asked() {
+    // Issue 21: the DOI index (Oldenburg & Li 1999) on the real gallery.dat, asked for by the
+    // depth_of_investigation setting: a depth within the section and a share of the cells
+    // under the middle of the line determined, both in the product's numbers and the report.
+    let p = crate::require_data!("ert/gimli/gallery.dat");
+    let out = out_dir("doi");
+    let mut ctx = context(
+        "Invert the ERT line",
+        json!({ keys::ERT_FILE: p.display().to_string() }),
+        json!({ keys::DEPTH_OF_INVESTIGATION: true }),
+        &out,
+    );
+    run(&mut ctx, "load_ert_surveys");
+    run(&mut ctx, "invert_ert");
+    let summary = run(&mut ctx, "estimate_ert_doi");
+    assert!(summary.starts_with("Depth of investigation "), "{summary}");
+    let d = number(&ctx, keys::ERT_DOI, "doi_depth_m")
+        .as_f64()
+        .expect("a depth");
+    let share = number(&ctx, keys::ERT_DOI, "determined_share")
+        .as_f64()
+        .unwrap();
+    let Some(ErtModel::Single(m)) = held::<ErtModel>(&ctx, keys::INVERSION_RESULTS) else {
+        panic!("a single model");
+    };
+    let deepest = (0..m.n_cells)
+        .map(|j| m.section.param_depth_m(j))
+        .fold(0.0, f64::max);
+    assert!(
+        d > 0.0 && d < deepest,
+        "DOI {d} m within the section (deepest cell {deepest} m)"
+    );
+    assert!(share > 0.05 && share < 1.0, "{share}");
+    // Without the setting the step is not on the route.
+    let reg = crate::catalog::registry();
+    let plain = context("Invert the ERT line", json!({}), json!({}), &out);
+    assert!(!reg.get("estimate_ert_doi").unwrap().gate_open(&plain));
+}

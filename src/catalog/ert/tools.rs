@@ -580,3 +580,60 @@ pub fn derive_structure(ctx: &mut RunContext) -> ToolResult {
     }
     Ok((summary, out))
 }
+
+/// `estimate_ert_doi`: the depth of investigation index of a single-survey ERT model
+/// (Oldenburg & Li 1999; [`crate::methods::ert::doi`]): two more inversions with references a
+/// factor 10 each side of the start model; cells with R ≤ 0.1 are determined by the data.
+pub fn estimate_ert_doi(ctx: &mut RunContext) -> ToolResult {
+    let set = held::<SurveySet>(ctx, keys::ERT_DATA)
+        .ok_or_else(|| anyhow!("no ERT data loaded: run load_ert_surveys first"))?
+        .clone();
+    let model = held::<ErtModel>(ctx, keys::INVERSION_RESULTS)
+        .ok_or_else(|| anyhow!("no ERT model: run invert_ert first"))?
+        .clone();
+    let ErtModel::Single(base) = model else {
+        anyhow::bail!(
+            "the depth of investigation is computed for a single-survey model; this run's model is a time-lapse"
+        );
+    };
+    let survey = set
+        .surveys
+        .first()
+        .ok_or_else(|| anyhow!("the ERT data hold no survey"))?;
+    let cancel = ctx.cancel_flag();
+    let doi = {
+        let mut pr = |f: f64, d: &str| ctx.progress(f, d);
+        crate::methods::ert::doi::doi_index(
+            survey,
+            &base,
+            &base.section.interfaces,
+            &mut pr,
+            &cancel,
+        )?
+    };
+    let [lo, hi] = doi.reference_ohm_m;
+    let depth = doi.doi_depth_m.map_or_else(
+        || "no cell under the middle of the line is determined".to_string(),
+        |d| format!("{d:.1} m"),
+    );
+    let summary = format!(
+        "Depth of investigation {depth}: {:.0} % of the cells under the middle of the line are determined by the data (R ≤ {}; references {lo:.3} and {hi:.1} Ω·m, α_s {}).",
+        100.0 * doi.determined_share,
+        crate::methods::ert::doi::DOI_CUTOFF,
+        doi.alpha_s
+    );
+    let md = format!(
+        "### ERT depth of investigation\n\nThe survey was inverted twice more with homogeneous reference models of {lo:.3} and {hi:.1} Ω·m (Oldenburg & Li 1999). Where both give the same resistivity the data determine it (index R ≤ {}); below the depth of investigation, {depth} under the middle of the line, the model shows the reference more than the data, and an interpretation there is not supported. {:.0} % of the cells under the middle of the line are determined.\n",
+        crate::methods::ert::doi::DOI_CUTOFF,
+        100.0 * doi.determined_share
+    );
+    let line = format!("ERT depth of investigation: {depth}");
+    let mut h = Held::new(doi.clone(), line)
+        .number("determined_share", doi.determined_share)
+        .detail(summary.clone())
+        .report(md);
+    if let Some(d) = doi.doi_depth_m {
+        h = h.number("doi_depth_m", d);
+    }
+    Ok((summary, Outputs::new().put(keys::ERT_DOI, Arc::new(h))))
+}

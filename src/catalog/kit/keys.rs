@@ -8,6 +8,8 @@
 pub const ERT_DATA: &str = "ert_data";
 /// The ERT inversion (single survey or time-lapse).
 pub const INVERSION_RESULTS: &str = "inversion_results";
+/// The ERT model's depth of investigation index (`Held<DoiIndex>`).
+pub const ERT_DOI: &str = "ert_doi";
 /// The ERT inversion's quality evaluation (may replace the model with a better retry).
 pub const EVALUATION_RESULTS: &str = "evaluation_results";
 /// Water content from any method.
@@ -93,6 +95,8 @@ pub const GPR_TOPOGRAPHY_FILE: &str = "gpr_topography_file";
 
 // ----- settings (keys of the project's `config`) ---------------------------------------------
 
+/// Compute the ERT model's depth of investigation index (`true`; two more inversions).
+pub const DEPTH_OF_INVESTIGATION: &str = "depth_of_investigation";
 /// The ERT instrument format (`auto` by default).
 pub const INSTRUMENT: &str = "instrument";
 /// Formats confirmed for files read by a weak signature only: `{"<file name>": "<format>"}`
