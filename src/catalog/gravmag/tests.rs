@@ -150,9 +150,19 @@ fn an_undecidable_kind_is_asked_and_with_nobody_there_the_run_stops() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("stations.txt");
     std::fs::write(&file, "0 0 1.5\n10 0 2.5\n0 10 3.5\n10 10 4.5\n20 20 1.0\n").unwrap();
+    // Its columns (no header) are confirmed by the formats setting, so only the kind is asked.
+    let confirmed = |mut extra: Value| {
+        extra[keys::FORMATS] = json!({ "stations.txt": GUESSED_COLUMNS });
+        extra
+    };
     // Nobody there: the question is recorded, the default is to stop, the step fails
     // saying how to set the kind.
-    let mut ctx = context("Interpret these data", &file, json!({}), dir.path());
+    let mut ctx = context(
+        "Interpret these data",
+        &file,
+        confirmed(json!({})),
+        dir.path(),
+    );
     assert_eq!(run(&mut ctx, "load_gravmag_data"), StepStatus::Failed);
     let e = &ctx.steps[0].error;
     assert!(e.contains("does not guess") && e.contains(KIND_KEY), "{e}");
@@ -166,7 +176,7 @@ fn an_undecidable_kind_is_asked_and_with_nobody_there_the_run_stops() {
     let mut ctx = context(
         "Interpret these data",
         &file,
-        json!({ "gravmag_kind": "magnetic" }),
+        confirmed(json!({ "gravmag_kind": "magnetic" })),
         dir.path(),
     );
     assert_eq!(run(&mut ctx, "load_gravmag_data"), StepStatus::Ok);
@@ -177,12 +187,16 @@ fn an_undecidable_kind_is_asked_and_with_nobody_there_the_run_stops() {
     );
     assert!(ctx.steps[0].summary.contains("(nT)") && ctx.questions.is_empty());
     // A person answers.
-    let mut ctx = context("Interpret these data", &file, json!({}), dir.path()).with_interaction(
-        Arc::new(Scripted {
-            ask: Box::new(|_| Some("gravity".into())),
-            ..Default::default()
-        }),
-    );
+    let mut ctx = context(
+        "Interpret these data",
+        &file,
+        confirmed(json!({})),
+        dir.path(),
+    )
+    .with_interaction(Arc::new(Scripted {
+        ask: Box::new(|_| Some("gravity".into())),
+        ..Default::default()
+    }));
     assert_eq!(run(&mut ctx, "load_gravmag_data"), StepStatus::Ok);
     assert!(ctx.steps[0].summary.contains("(mGal)"));
     assert_eq!(
@@ -193,7 +207,7 @@ fn an_undecidable_kind_is_asked_and_with_nobody_there_the_run_stops() {
     let mut ctx = context(
         "Interpret the Bouguer gravity",
         &file,
-        json!({}),
+        confirmed(json!({})),
         dir.path(),
     );
     assert_eq!(run(&mut ctx, "load_gravmag_data"), StepStatus::Ok);
@@ -203,13 +217,42 @@ fn an_undecidable_kind_is_asked_and_with_nobody_there_the_run_stops() {
         ctx.steps[0].summary
     );
     // A kind nobody knows is refused with the list.
-    let mut ctx = context("x", &file, json!({ "gravmag_kind": "radar" }), dir.path());
+    let mut ctx = context(
+        "x",
+        &file,
+        confirmed(json!({ "gravmag_kind": "radar" })),
+        dir.path(),
+    );
     assert_eq!(run(&mut ctx, "load_gravmag_data"), StepStatus::Failed);
     assert!(
         ctx.steps[0].error.contains("free_air"),
         "{}",
         ctx.steps[0].error
     );
+}
+
+#[test]
+fn a_headerless_table_is_confirmed_or_refused() {
+    // Issue 17, item 5: columns taken by position are a guess; with nobody to ask the load
+    // fails naming the setting that reads the table.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stations.txt");
+    std::fs::write(&file, "0 0 1.5\n10 0 2.5\n0 10 3.5\n10 10 4.5\n20 20 1.0\n").unwrap();
+    let mut ctx = context(
+        "x",
+        &file,
+        json!({ "gravmag_kind": "magnetic" }),
+        dir.path(),
+    );
+    assert_eq!(run(&mut ctx, "load_gravmag_data"), StepStatus::Failed);
+    let e = &ctx.steps[0].error;
+    assert!(
+        e.contains(&format!(
+            "\"formats\": {{\"stations.txt\": \"{GUESSED_COLUMNS}\"}}"
+        )),
+        "{e}"
+    );
+    assert!(ctx.product(keys::GRAVMAG_DATA).is_none());
 }
 
 #[test]

@@ -74,6 +74,9 @@ fn resolve_kind(
     })
 }
 
+/// The format word of a station table read without a header (columns by position).
+pub const GUESSED_COLUMNS: &str = "x,y,value table";
+
 /// `load_gravmag_data`.
 pub fn load_gravmag_data(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let path = ctx
@@ -83,6 +86,19 @@ pub fn load_gravmag_data(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let goal = ctx.goal.clone();
     let table = load(&path, declared, Some(&goal)).map_err(|e| anyhow!("{e}"))?;
     let name = file_name(&path);
+    if table.columns_guessed {
+        // A table without a header has its columns taken by position: chosen or proven,
+        // never guessed (issue 17).
+        match super::super::kit::confirm_guessed_format(
+            ctx,
+            "Gravity/magnetics",
+            &path,
+            GUESSED_COLUMNS,
+        ) {
+            Ok(how) => ctx.note(&how),
+            Err(why) => anyhow::bail!("{}: {why}", path.display()),
+        }
+    }
     let (table, basis) = resolve_kind(ctx, &name, table)?;
     // The reader's notes that record a guess or a loss go to the run's warnings; the others
     // (projection used, columns not used) are in the report's table.
