@@ -40,12 +40,17 @@ struct State {
 /// Draw `markdown` into `ui`. Figures named relative to `base` (the report's folder) are
 /// drawn from there; a figure outside it or missing shows its caption instead.
 pub fn markdown_ui(ui: &mut egui::Ui, markdown: &str, base: &Path, images: &mut ImageCache) {
-    let mut st = State::default();
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
-    for event in Parser::new_ext(markdown, options) {
-        event_ui(ui, &mut st, event, base, images);
-    }
-    flush_paragraph(ui, &mut st, None);
+    let width = visible_width(ui);
+    ui.vertical(|ui| {
+        // Labels wrap at the available width: bound it by what is visible.
+        ui.set_max_width(width);
+        let mut st = State::default();
+        let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+        for event in Parser::new_ext(markdown, options) {
+            event_ui(ui, &mut st, event, base, images);
+        }
+        flush_paragraph(ui, &mut st, None);
+    });
 }
 
 fn event_ui(
@@ -210,23 +215,37 @@ fn flush_paragraph(ui: &mut egui::Ui, st: &mut State, level: Option<HeadingLevel
             },
         );
     }
-    job.wrap.max_width = ui.available_width();
+    job.wrap.max_width = visible_width(ui);
     ui.label(job);
+}
+
+/// The width text may take: what is left of the row, but no more than is visible (a panel
+/// inside a horizontal scroll area offers an unbounded width, and a paragraph laid out to it
+/// runs under the next panel).
+fn visible_width(ui: &egui::Ui) -> f32 {
+    let visible = ui.clip_rect().right() - ui.cursor().left() - 8.0;
+    ui.available_width().min(visible).max(120.0)
 }
 
 /// A Markdown table as a striped grid, the header row strong.
 fn table_ui(ui: &mut egui::Ui, rows: &[Vec<String>], n: usize) {
+    // Columns share the visible width and their cells wrap: a wide grid would widen the
+    // document and push every paragraph after it out of view.
+    let n_cols = rows.iter().map(Vec::len).max().unwrap_or(1).max(1) as f32;
+    let col = ((visible_width(ui) - 12.0 * (n_cols - 1.0)) / n_cols).max(60.0);
     egui::Grid::new(("report_table", n))
         .striped(true)
         .spacing([12.0, 4.0])
+        .max_col_width(col)
         .show(ui, |ui| {
             for (i, row) in rows.iter().enumerate() {
                 for cell in row {
-                    if i == 0 {
-                        ui.strong(cell);
+                    let text = if i == 0 {
+                        egui::RichText::new(cell).strong()
                     } else {
-                        ui.label(cell);
-                    }
+                        egui::RichText::new(cell)
+                    };
+                    ui.add(egui::Label::new(text).wrap());
                 }
                 ui.end_row();
             }
@@ -242,7 +261,7 @@ fn figure_ui(ui: &mut egui::Ui, base: &Path, dest: &str, alt: &str, images: &mut
         && rel
             .components()
             .all(|c| matches!(c, std::path::Component::Normal(_)));
-    let width = ui.available_width().clamp(200.0, 900.0);
+    let width = visible_width(ui).clamp(200.0, 900.0);
     let shown = inside
         && images
             .show(ui, &base.join(rel), alt, egui::vec2(width, 0.75 * width))
