@@ -166,21 +166,8 @@ fn confirm_guessed_formats(ctx: &mut RunContext, set: SurveySet) -> anyhow::Resu
             s.format.name(),
             s.format.name()
         );
-        let options = [
-            crate::runtime::QuestionOption::new(
-                "read",
-                &format!("Read it as {}", s.format.name()),
-                &format!("the same as setting \"instrument\": \"{word}\""),
-            ),
-            crate::runtime::QuestionOption::new(
-                "leave_out",
-                "Leave it out",
-                "the run goes on without this file",
-            ),
-        ];
-        let answer = ctx.ask(&question, &options, "leave_out");
-        let by_user = ctx.questions.last().is_some_and(|q| q.by.is_user());
-        if answer == "read" && by_user {
+        let same_as = format!("the same as setting \"instrument\": \"{word}\"");
+        if super::super::kit::confirm::user_confirms(ctx, &question, s.format.name(), &same_as) {
             kept.push(s);
         } else {
             let why = format!(

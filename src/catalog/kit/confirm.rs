@@ -32,30 +32,33 @@ pub fn confirm_guessed_format(
     let question = format!(
         "{method}: {name} looks like {format} only by a weak signature. Read it as {format}?"
     );
-    let options = [
-        QuestionOption::new(
-            "read",
-            &format!("Read it as {format}"),
-            &format!(
-                "the same as setting \"{}\": {{\"{name}\": \"{format}\"}}",
-                keys::FORMATS
-            ),
-        ),
-        QuestionOption::new(
-            "leave_out",
-            "Leave it out",
-            "the run goes on without this file",
-        ),
-    ];
-    let answer = ctx.ask(&question, &options, "leave_out");
-    let by_user = ctx.questions.last().is_some_and(|q| q.by.is_user());
-    if answer == "read" && by_user {
+    let same_as = format!(
+        "the same as setting \"{}\": {{\"{name}\": \"{format}\"}}",
+        keys::FORMATS
+    );
+    if user_confirms(ctx, &question, format, &same_as) {
         return Ok(format!("{name} read as {format}, as the user confirmed"));
     }
     Err(format!(
         "its format was only guessed ({format}, weak signature) and nobody confirmed it; set \"{}\": {{\"{name}\": \"{format}\"}} in the project's config to read it as {format}",
         keys::FORMATS
     ))
+}
+
+/// Put "read it as `format`, or leave it out?" to the person (`same_as` names the setting
+/// that does the same); `true` only when a person answered "read" — nobody's silence is no
+/// confirmation.
+pub fn user_confirms(ctx: &mut RunContext, question: &str, format: &str, same_as: &str) -> bool {
+    let options = [
+        QuestionOption::new("read", &format!("Read it as {format}"), same_as),
+        QuestionOption::new(
+            "leave_out",
+            "Leave it out",
+            "the run goes on without this file",
+        ),
+    ];
+    let answer = ctx.ask(question, &options, "leave_out");
+    answer == "read" && ctx.questions.last().is_some_and(|q| q.by.is_user())
 }
 
 /// Whether the project's `formats` setting names `format` for the file `name` (the file
