@@ -108,8 +108,6 @@ pub fn run_spec(project: crate::runtime::Project) -> crate::runtime::session::Ru
     spec.assess = Some(std::sync::Arc::new(assess));
     spec.protected = Some(std::sync::Arc::new(protected));
     spec.finalize = Some(std::sync::Arc::new(reporting::finalize));
-    spec.settings
-        .insert(reporting::FINAL_STATUS_PENDING.into(), true.into());
     // Every tool once plus one recovery or retry each: a six-method project needs more than
     // the runtime's generic default, and running out of steps is reported as incomplete.
     spec.max_steps = spec.max_steps.max(2 * shared_registry().len());

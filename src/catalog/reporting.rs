@@ -165,10 +165,6 @@ fn report_input(ctx: &RunContext, status: &str, reasons: Vec<String>) -> ReportI
     }
 }
 
-/// The run setting (`true`) that says the run's end will rewrite the report with its final
-/// status ([`finalize`]); set by [`super::run_spec`]'s session.
-pub const FINAL_STATUS_PENDING: &str = "final_status_pending";
-
 /// Write the report for the run as it stands.
 pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let dir = match &ctx.output_dir {
@@ -178,7 +174,11 @@ pub fn write_report(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let mut reasons = incomplete_because(ctx, "__report_being_written__");
     reasons.retain(|r| !r.contains("report"));
     reasons.extend(super::assess(ctx));
-    if ctx.settings.get(FINAL_STATUS_PENDING) == Some(&serde_json::Value::Bool(true)) {
+    if ctx
+        .settings
+        .get(crate::runtime::run_folder::FINAL_STATUS_PENDING)
+        == Some(&serde_json::Value::Bool(true))
+    {
         // Issue 19: the run's end rewrites this report with the status it decides once; a
         // run killed before then must not leave a report claiming a status it never reached
         // (result.json, written after each step, says the same until then).

@@ -316,6 +316,10 @@ pub fn status_of(ctx: &RunContext, finish: &str, extra: Vec<String>) -> (RunStat
     (status, reasons)
 }
 
+/// The run setting (`true`) that says the run's end rewrites its report with the final status
+/// (the session sets it when it has a finaliser); a report written before then says so.
+pub const FINAL_STATUS_PENDING: &str = "final_status_pending";
+
 /// Why `result.json` (written after each step) and a report written by its step say
 /// `incomplete` while the run is going: both are rewritten with the final status when the run
 /// ends, so a reader who finds this sentence is looking at a run that was interrupted.

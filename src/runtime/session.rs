@@ -198,6 +198,10 @@ pub fn run(
     ctx.settings
         .insert("decider".into(), decider_name.clone().into());
     ctx.settings.extend(spec.settings.clone());
+    if spec.finalize.is_some() {
+        ctx.settings
+            .insert(super::run_folder::FINAL_STATUS_PENDING.into(), true.into());
+    }
     ctx.events.subscribe(journal.into_listener());
     for l in spec.listeners {
         ctx.events.subscribe(l);

@@ -89,15 +89,13 @@ pub fn load_gravmag_data(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     if table.columns_guessed {
         // A table without a header has its columns taken by position: chosen or proven,
         // never guessed (issue 17).
-        match super::super::kit::confirm_guessed_format(
+        let how = super::super::kit::confirm::require_confirmed(
             ctx,
             "Gravity/magnetics",
             &path,
             GUESSED_COLUMNS,
-        ) {
-            Ok(how) => ctx.note(&how),
-            Err(why) => anyhow::bail!("{}: {why}", path.display()),
-        }
+        )?;
+        ctx.note(&how);
     }
     let (table, basis) = resolve_kind(ctx, &name, table)?;
     // The reader's notes that record a guess or a loss go to the run's warnings; the others

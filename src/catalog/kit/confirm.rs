@@ -19,10 +19,7 @@ pub fn confirm_guessed_format(
     file: &Path,
     format: &str,
 ) -> Result<String, String> {
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| file.display().to_string());
+    let name = super::paths::file_name(file);
     if confirmed_by_setting(ctx, &name, format) {
         return Ok(format!(
             "{name} read as {format}, as the project's \"{}\" setting says",
@@ -43,6 +40,18 @@ pub fn confirm_guessed_format(
         "its format was only guessed ({format}, weak signature) and nobody confirmed it; set \"{}\": {{\"{name}\": \"{format}\"}} in the project's config to read it as {format}",
         keys::FORMATS
     ))
+}
+
+/// [`confirm_guessed_format`] for a step that cannot go on without the file: how it was
+/// confirmed (a note for the run), or an error naming the file and why it was not used.
+pub fn require_confirmed(
+    ctx: &mut RunContext,
+    method: &str,
+    file: &Path,
+    format: &str,
+) -> anyhow::Result<String> {
+    confirm_guessed_format(ctx, method, file, format)
+        .map_err(|why| anyhow::anyhow!("{}: {why}", file.display()))
 }
 
 /// Put "read it as `format`, or leave it out?" to the person (`same_as` names the setting

@@ -48,10 +48,9 @@ pub(super) fn read_gathers(
             // Without its extension, SEG-Y is recognised by a plausible binary header only
             // (a weak signature): chosen or proven, never guessed (issue 17).
             let format = format!("SEG-Y rev {}", f.revision);
-            match super::super::kit::confirm_guessed_format(ctx, "Seismic", &p, &format) {
-                Ok(how) => notes.push(how),
-                Err(why) => bail!("{}: {why}", p.display()),
-            }
+            notes.push(super::super::kit::confirm::require_confirmed(
+                ctx, "Seismic", &p, &format,
+            )?);
         }
         notes.extend(f.notes.iter().map(|n| format!("{}: {n}", file_name(&p))));
         files.push(file_name(&p));

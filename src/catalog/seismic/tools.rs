@@ -99,10 +99,8 @@ pub fn load_seismic_traveltimes(ctx: &mut RunContext) -> ToolResult {
     if tt.guessed {
         // The layout was guessed (no s/g/t tokens, 0-based numbers): chosen or proven, never
         // guessed (issue 17).
-        match super::super::kit::confirm_guessed_format(ctx, "Seismic", &path, &tt.format) {
-            Ok(how) => ctx.note(&how),
-            Err(why) => bail!("{}: {why}", path.display()),
-        }
+        let how = super::super::kit::confirm::require_confirmed(ctx, "Seismic", &path, &tt.format)?;
+        ctx.note(&how);
     }
     let extra = topo.map_or_else(String::new, |(name, n, outside)| {
         format!(

@@ -16,10 +16,8 @@ pub(super) fn load_tdem_data(ctx: &mut RunContext) -> ToolResult {
             crate::methods::tdem::readers::TdemFormat::Table => "time,response table".to_string(),
             f => format!("{f:?}"),
         };
-        match super::super::kit::confirm_guessed_format(ctx, "TDEM", &path, &format) {
-            Ok(how) => ctx.note(&how),
-            Err(why) => anyhow::bail!("{}: {why}", path.display()),
-        }
+        let how = super::super::kit::confirm::require_confirmed(ctx, "TDEM", &path, &format)?;
+        ctx.note(&how);
     }
     for s in &ds.file.soundings {
         if !s.unit_stated {
