@@ -225,9 +225,8 @@ fn a_reader_that_opens_a_file_is_sent_back_and_never_shown() {
     let code_prompts = server.prompts_with(CODE);
     assert_eq!(code_prompts.len(), 2);
     assert!(
-        code_prompts[1].contains(
-            "It was refused before anyone was asked: A generated reader may not use 'open('"
-        ),
+        code_prompts[1]
+            .contains("It was refused before anyone was asked: generated code may not use 'open('"),
         "{}",
         code_prompts[1]
     );
@@ -316,6 +315,41 @@ fn an_approved_recovery_script_stands_in_for_the_file_and_the_step_runs_again() 
     );
     let md = std::fs::read_to_string(out.dir.join("report.md")).unwrap();
     assert!(md.contains("### Script 1"), "{md}");
+}
+
+#[test]
+fn a_script_output_outside_its_own_folder_never_stands_in_for_an_input() {
+    // Seed 000, script_fix: the replacement must be inside the script's own folder — a file
+    // elsewhere in the run folder (here the run's journal) is refused and the step is not
+    // run again on it.
+    if no_python() {
+        return;
+    }
+    const ESCAPE: &str =
+        "def main(inputs, out):\n    return {'replacement': '../../../journal.jsonl'}\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let p = project(tmp.path(), &[("data_file", "table.csv", SEMICOLONS)]);
+    let mut turns = script_turns();
+    turns.pop();
+    turns.push(Turn::code("Points at a file of the run.", ESCAPE));
+    let server = ModelServer::start(turns);
+    let (who, _) = reviewer(Some(YES));
+    let out = run(tmp.path(), p, &server, Some(who));
+    assert!(out.dir.join("journal.jsonl").is_file());
+    assert_eq!(
+        statuses(&out.context, "load_table"),
+        vec![StepStatus::Failed],
+        "the step was not run again on a file outside the script's folder"
+    );
+    assert!(out.context.substitutions().is_empty());
+    assert!(
+        out.context
+            .warnings
+            .iter()
+            .any(|w| w.contains("outside its own folder")),
+        "{:?}",
+        out.context.warnings
+    );
 }
 
 #[test]

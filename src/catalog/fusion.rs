@@ -21,38 +21,100 @@ pub fn available_methods(ctx: &RunContext) -> Vec<&'static str> {
         .collect()
 }
 
-/// What this run combined across methods, and what it did not: one clause each.
+/// How methods can be combined, richest first (seed 001, `fusion_pattern`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FusionPattern {
+    /// Seismic structure constrains the ERT inversion and petrophysics turns it into water.
+    FullIntegration,
+    /// Seismic structure constrains the ERT inversion.
+    StructureConstraint,
+    /// ERT resistivity turned into water content by a petrophysical relation.
+    PetrophysicsIntegration,
+}
+
+impl FusionPattern {
+    /// The pattern's name as the seed spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FusionPattern::FullIntegration => "full_integration",
+            FusionPattern::StructureConstraint => "structure_constraint",
+            FusionPattern::PetrophysicsIntegration => "petrophysics_integration",
+        }
+    }
+}
+
+/// The richest fusion pattern `methods` (ids with a result: `seismic`, `ert`,
+/// `petrophysics`, …) can satisfy, or `None` when no pattern's requirements are met.
+pub fn fusion_pattern(methods: &[&str]) -> Option<FusionPattern> {
+    let has = |m: &str| methods.contains(&m);
+    match (has("seismic"), has("ert"), has("petrophysics")) {
+        (true, true, true) => Some(FusionPattern::FullIntegration),
+        (true, true, false) => Some(FusionPattern::StructureConstraint),
+        (_, true, true) => Some(FusionPattern::PetrophysicsIntegration),
+        _ => None,
+    }
+}
+
+/// The method ids with a result in this run, plus `petrophysics` when a water-content
+/// conversion ran — what [`fusion_pattern`] reads.
+pub fn fusion_inputs(ctx: &RunContext) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = METHODS
+        .iter()
+        .filter(|m| ctx.product(m.result).is_some())
+        .map(|m| m.id)
+        .collect();
+    if ctx.product(keys::WATER_CONTENT).is_some() {
+        out.push("petrophysics");
+    }
+    out
+}
+
+/// What this run combined across methods, and what it did not: one clause each. A method with
+/// a result that no clause mentions is said to have been interpreted on its own.
 pub fn fusion_account(ctx: &RunContext) -> (Vec<String>, Vec<String>) {
     let mut combined = Vec::new();
     let mut not = Vec::new();
+    let mut mentioned: Vec<&str> = Vec::new();
     let has = |k: &str| ctx.product(k).is_some();
     if has(keys::SEISMIC_RESULTS) && has(keys::INVERSION_RESULTS) {
+        mentioned.extend(["seismic", "ert"]);
         if has(keys::STRUCTURE_RESULTS) {
             combined.push("the seismic velocity interface constrained the ERT inversion as a boundary smoothing does not cross".to_string());
         } else {
             not.push("the seismic model did not constrain the ERT inversion (no structural constraint was derived)".to_string());
         }
     }
-    let water: Vec<&str> = [
-        ("convert_water_content", "ERT"),
-        ("convert_tdem_water_content", "TDEM"),
-        ("convert_mt_water_content", "MT"),
+    let water: Vec<(&str, &str)> = [
+        ("convert_water_content", "ert", "ERT"),
+        ("convert_tdem_water_content", "tdem", "TDEM"),
+        ("convert_mt_water_content", "mt", "MT"),
     ]
     .iter()
-    .filter(|(t, _)| ctx.ran(t))
-    .map(|(_, n)| *n)
+    .filter(|(t, _, _)| ctx.ran(t))
+    .map(|(_, id, n)| (*id, *n))
     .collect();
     if water.len() > 1 {
+        mentioned.extend(water.iter().map(|(id, _)| *id));
         not.push(format!(
             "water content from {} is reported side by side, not merged into one estimate",
-            water.join(" and ")
+            water
+                .iter()
+                .map(|(_, n)| *n)
+                .collect::<Vec<_>>()
+                .join(" and ")
         ));
     }
-    let methods = available_methods(ctx);
-    if methods.len() > 1 {
+    let alone: Vec<&str> = METHODS
+        .iter()
+        .filter(|m| ctx.product(m.result).is_some() && !mentioned.contains(&m.id))
+        .map(|m| m.prose)
+        .collect();
+    if available_methods(ctx).len() > 1 && !alone.is_empty() {
         not.push(format!(
-            "no joint inversion: {} were each inverted on their own",
-            methods.join(", ")
+            "{} {} interpreted on its own: no other method's result was combined with it",
+            alone.join(", "),
+            if alone.len() == 1 { "was" } else { "were each" }
         ));
     }
     (combined, not)
@@ -77,9 +139,17 @@ pub fn fuse_methods(ctx: &mut RunContext) -> crate::runtime::ToolResult {
             not.join("; ")
         }
     );
+    let pattern = fusion_pattern(&fusion_inputs(ctx));
+    let summary = format!(
+        "{summary} Fusion pattern: {}.",
+        pattern.map_or(
+            "none (no pattern's methods are all present)",
+            FusionPattern::name
+        )
+    );
     let product = JsonProduct::new(
         format!("fusion of {} methods", methods.len()),
-        json!({"methods": methods, "combined": combined, "not_combined": not}),
+        json!({"methods": methods, "fusion_pattern": pattern.map(FusionPattern::name), "combined": combined, "not_combined": not}),
     );
     Ok((
         summary,
@@ -203,7 +273,42 @@ mod tests {
             not[0],
             "the seismic model did not constrain the ERT inversion (no structural constraint was derived)"
         );
-        assert!(not[1].starts_with("no joint inversion: ERT, seismic refraction"));
+        // Seed 001's example: exactly one clause, no second "no joint inversion".
+        assert_eq!(not.len(), 1);
+        // A third method that nothing combined is said to stand alone.
+        ctx.put_value(keys::TDEM_RESULTS, JsonProduct::new("t", Value::Null));
+        let (_, not) = fusion_account(&ctx);
+        assert_eq!(
+            not[1],
+            "TDEM was interpreted on its own: no other method's result was combined with it"
+        );
+    }
+
+    #[test]
+    fn the_richest_fusion_pattern_is_named() {
+        // Seed 001, fusion_pattern examples.
+        assert_eq!(
+            fusion_pattern(&["seismic", "ert", "petrophysics"]),
+            Some(FusionPattern::FullIntegration)
+        );
+        assert_eq!(
+            fusion_pattern(&["seismic", "ert"]),
+            Some(FusionPattern::StructureConstraint)
+        );
+        assert_eq!(
+            fusion_pattern(&["ert", "petrophysics"]),
+            Some(FusionPattern::PetrophysicsIntegration)
+        );
+        assert_eq!(fusion_pattern(&["ert"]), None);
+        assert_eq!(FusionPattern::FullIntegration.name(), "full_integration");
+        // Read from a run: ERT and its water content.
+        let mut ctx = RunContext::new("x");
+        ctx.put_value(keys::INVERSION_RESULTS, JsonProduct::new("e", Value::Null));
+        ctx.put_value(keys::WATER_CONTENT, JsonProduct::new("w", Value::Null));
+        assert_eq!(
+            fusion_pattern(&fusion_inputs(&ctx)),
+            Some(FusionPattern::PetrophysicsIntegration)
+        );
     }
 
     #[test]

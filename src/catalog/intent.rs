@@ -13,6 +13,11 @@ pub struct Requested {
     pub name: &'static str,
     /// The tools that make it, in preference order.
     pub producers: &'static [&'static str],
+    /// What is missing when a step upstream of its producers failed, in words a reader can
+    /// act on ("no resistivity model was recovered to convert").
+    pub made_from: &'static str,
+    /// Why this version cannot make it at all, when no producer is registered.
+    pub no_tool: &'static str,
 }
 
 /// Every product a request can name, with the words that name it.
@@ -33,6 +38,8 @@ pub const PRODUCTS: &[(&[&str], Requested)] = &[
                 "convert_tdem_water_content",
                 "convert_mt_water_content",
             ],
+            made_from: "no resistivity model was recovered to convert",
+            no_tool: "no tool in this version of the studio makes it",
         },
     ),
     (
@@ -48,6 +55,8 @@ pub const PRODUCTS: &[(&[&str], Requested)] = &[
             key: keys::PLAN_MAPS,
             name: "a plan-view map",
             producers: &["map_tdem_plan_view"],
+            made_from: "no TDEM soundings were inverted to map",
+            no_tool: "no tool in this version of the studio makes it",
         },
     ),
     (
@@ -56,6 +65,8 @@ pub const PRODUCTS: &[(&[&str], Requested)] = &[
             key: "climate_data",
             name: "climate data",
             producers: &["fetch_climate"],
+            made_from: "no climate data were fetched",
+            no_tool: "fetch_climate is not available: no network source of climate data is configured in this version, and climate data are not read from the project's files",
         },
     ),
     (
@@ -64,6 +75,8 @@ pub const PRODUCTS: &[(&[&str], Requested)] = &[
             key: keys::MODEL_3D,
             name: "a 3D model",
             producers: &["invert_gravmag"],
+            made_from: "no gravity or magnetic data were read to invert",
+            no_tool: "no tool in this version of the studio makes it",
         },
     ),
 ];

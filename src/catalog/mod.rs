@@ -130,7 +130,7 @@ pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
         let why = if let Some(s) = attempted.iter().rev().find(|s| !s.error.is_empty()) {
             format!("{} did not succeed ({})", s.label_or_tool(), s.error)
         } else if !r.producers.iter().any(|p| registry_has(p)) {
-            "no tool in this version of the studio makes it".to_string()
+            r.no_tool.to_string()
         } else if let Some(failed) = {
             let upstream = upstream_tools(r.producers);
             ctx.steps.iter().rev().find(|s| {
@@ -138,7 +138,8 @@ pub fn shortfall_reasons(ctx: &RunContext) -> Vec<(String, String)> {
             })
         } {
             format!(
-                "nothing it could be made from was produced: {} failed ({})",
+                "{}: {} failed ({})",
+                r.made_from,
                 failed.label_or_tool(),
                 failed.error
             )
@@ -177,6 +178,17 @@ fn upstream_tools(producers: &[&str]) -> Vec<String> {
 /// `hydrogeo-studio read <file>`. Each method is asked in turn; the first that recognises the
 /// file answers.
 pub fn read_summary(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
+    recognise(path)?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{}: no reader recognised this file (by its extension and first bytes)",
+            path.display()
+        )
+    })
+}
+
+/// [`read_summary`], with "no reader recognised it" as `Ok(None)` — an answer, apart from a
+/// file that could not be looked at or that a reader recognised and found broken (errors).
+pub fn recognise(path: &std::path::Path) -> anyhow::Result<Option<serde_json::Value>> {
     // Type and size first: a reader sniffing the first bytes of a FIFO would wait for ever.
     crate::methods::io::regular_file(path)?;
     type Reader =
@@ -196,13 +208,10 @@ pub fn read_summary(path: &std::path::Path) -> anyhow::Result<serde_json::Value>
             if let Some(obj) = v.as_object_mut() {
                 obj.insert("method".into(), serde_json::Value::from(*method));
             }
-            return Ok(v);
+            return Ok(Some(v));
         }
     }
-    anyhow::bail!(
-        "{}: no reader recognised this file (by its extension and first bytes)",
-        path.display()
-    )
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -253,6 +262,28 @@ mod tests {
             .map(|(_, why)| why)
             .unwrap_or_default();
         assert!(why.contains("line 7"), "{why}");
+    }
+
+    #[test]
+    fn a_shortfall_says_what_was_missing_to_make_it() {
+        // Seed 001, shortfall_reasons example (our TDEM tool's name).
+        let mut ctx = RunContext::new("estimate the water content");
+        ctx.begin("invert_tdem", "").label = "Run TDEM inversion".into();
+        ctx.finish("", crate::runtime::StepStatus::Failed, "no time column");
+        let why: std::collections::BTreeMap<String, String> =
+            shortfall_reasons(&ctx).into_iter().collect();
+        assert_eq!(
+            why["water content"],
+            "no resistivity model was recovered to convert: Run TDEM inversion failed (no time column)"
+        );
+        // Seed 001, fetch_climate: refused with its reason, a rainfall goal says so.
+        let ctx = RunContext::new("How did last month's rainfall change the water table?");
+        let why: std::collections::BTreeMap<String, String> =
+            shortfall_reasons(&ctx).into_iter().collect();
+        assert!(
+            why["climate data"].contains("no network source of climate data is configured"),
+            "{why:?}"
+        );
     }
 
     #[test]

@@ -21,11 +21,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use crate::runtime::absence::{ABSENCE_NOTE, Absence, AbsenceError, TryInsteadTool};
+
 /// The text a missing result is repaired with.
 pub const INTERRUPTED: &str = "Tool call interrupted: no result was recorded. It may not have run, or may have run partly; check before repeating it.";
-
-/// The fixed note every absence carries. Never interpolated: nothing of the caller's is in it.
-pub const ABSENCE_NOTE: &str = "The search ran and matched nothing. This is an answer, not an error: nothing failed, nothing was substituted for what was asked, and calling this tool again with the same arguments returns this same result. `checked` is the ground this answer covers; anything under `not_checked` is ground it does not cover, and reaching that needs a different question, not a retry.";
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -250,36 +249,15 @@ pub enum ToolOutcome {
     Abandoned,
 }
 
-/// "Looked and found nothing", with the ground covered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Absence {
-    /// What kind of thing was looked for — in the tool's words, never the caller's.
-    pub looked_for: String,
-    /// The ground that was searched.
-    pub checked: Vec<String>,
-    /// Ground it does not cover.
-    pub not_checked: Vec<String>,
-    /// A sentence suggesting another question or tool.
-    pub try_instead: Option<String>,
-}
-
-impl Absence {
-    /// The JSON an absence is returned as.
-    pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "outcome": "nothing_found",
-            "looked_for": self.looked_for,
-            "checked": self.checked,
-            "retry_returns_the_same": true,
-            "note": ABSENCE_NOTE,
-        });
-        if !self.not_checked.is_empty() {
-            v["not_checked"] = json!(self.not_checked);
+impl ToolOutcome {
+    /// The outcome of a search that found nothing: the absence, or — when it could not be
+    /// made (no `what`, no ground checked) — an error, since a tool that cannot say what it
+    /// covered could not look.
+    pub fn absent(absence: Result<Absence, AbsenceError>) -> ToolOutcome {
+        match absence {
+            Ok(a) => ToolOutcome::Absent(a),
+            Err(e) => ToolOutcome::Error(e.to_string()),
         }
-        if let Some(t) = &self.try_instead {
-            v["try_instead"] = json!(t);
-        }
-        v
     }
 }
 

@@ -57,10 +57,27 @@ Input files cannot be changed during a run, and nothing outside these settings c
     )
 }
 
+/// How much of the settings the recovery prompt shows (seed 000).
+pub const MAX_DIAGNOSIS_SETTINGS_CHARS: usize = 2000;
+/// How much of the input list the recovery prompt shows (seed 000).
+pub const MAX_DIAGNOSIS_INPUTS_CHARS: usize = 1500;
+
 /// The recovery prompt: a failed step, what may change, the answer format.
 pub fn diagnosis(req: &DiagnosisRequest) -> String {
-    let settings = serde_json::to_string_pretty(&req.settings).unwrap_or_else(|_| "{}".into());
-    let inputs = serde_json::to_string_pretty(&req.inputs).unwrap_or_else(|_| "{}".into());
+    // Bounded as seed 000's recovery prompt bounds them: settings 2000, inputs 1500 characters.
+    let cap = |s: String, n: usize| s.chars().take(n).collect::<String>();
+    let settings = cap(
+        serde_json::to_string_pretty(&req.settings).unwrap_or_else(|_| "{}".into()),
+        MAX_DIAGNOSIS_SETTINGS_CHARS,
+    );
+    let inputs = if req.inputs.is_empty() {
+        "(none)".to_string()
+    } else {
+        cap(
+            serde_json::to_string_pretty(&req.inputs).unwrap_or_else(|_| "{}".into()),
+            MAX_DIAGNOSIS_INPUTS_CHARS,
+        )
+    };
     let adaptable = if req.adaptable.is_empty() {
         "(none)".to_string()
     } else {
@@ -229,9 +246,37 @@ mod tests {
             notes: Vec::new(),
         };
         let p = diagnosis(&req);
+        assert!(p.contains("The run's input files by role: (none)"));
         assert!(p.contains("Its error: diverged"));
         assert!(p.contains(
             "could be written for, if one of them is what could not be read: electrode_file"
         ));
+    }
+
+    #[test]
+    fn the_diagnosis_prompt_bounds_settings_and_inputs_as_the_seed_does() {
+        // Seed 000, diagnose: settings [:2000], inputs [:1500].
+        let long = "x".repeat(5000);
+        let req = DiagnosisRequest {
+            transcript: String::new(),
+            tool: "t".into(),
+            purpose: "p".into(),
+            error: "e".into(),
+            settings: serde_json::json!({"inversion_params": {"note": long}})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            adaptable: vec![],
+            inputs: serde_json::json!({"data_file": "y".repeat(5000)})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            notes: Vec::new(),
+        };
+        let p = diagnosis(&req);
+        let run_of = |c: char| p.split(|x| x != c).map(str::len).max().unwrap_or(0);
+        let (xs, ys) = (run_of('x'), run_of('y'));
+        assert!(xs < MAX_DIAGNOSIS_SETTINGS_CHARS && xs > 1900, "{xs}");
+        assert!(ys < MAX_DIAGNOSIS_INPUTS_CHARS && ys > 1400, "{ys}");
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod figures;
 pub mod html;
+pub mod ticks;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -213,6 +213,10 @@ pub struct RunContext {
     /// What the run may change on its own, as its tools declare it (set from the registry
     /// when the loop starts).
     pub recovery: super::rules::RecoveryRules,
+    /// Tool name → recoveries spent on it in this run. Kept here, not in the loop, so the
+    /// limit ([`super::recovery::MAX_RECOVERIES`]) holds when the loop is picked up again
+    /// after its own error.
+    pub recoveries_spent: BTreeMap<String, usize>,
     inputs: BTreeMap<String, Vec<PathBuf>>,
     substitutions: BTreeMap<String, Substitution>,
     artifacts: Vec<Artifact>,
@@ -231,6 +235,58 @@ impl std::fmt::Debug for RunContext {
             .field("artifacts", &self.artifact_keys())
             .finish_non_exhaustive()
     }
+}
+
+/// A data file's real location, trying the ways a request gets it wrong (seed 001,
+/// `resolve_path`): as given under the project folder; with a duplicated prefix of the
+/// project folder's own name dropped (`example/data/a.dat` inside `…/example`); a bare file
+/// name found in exactly one subfolder of the project (one level down). The first that exists
+/// wins; otherwise the path under the project folder, so the caller reports a missing file by
+/// the name the user used. An empty path stays empty; an absolute path is unchanged.
+pub fn resolve_path(path: &Path, project_dir: &Path) -> PathBuf {
+    if path.as_os_str().is_empty() || path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let here = project_dir.as_os_str().is_empty() || project_dir == Path::new(".");
+    let direct = if here {
+        path.to_path_buf()
+    } else {
+        project_dir.join(path)
+    };
+    if direct.exists() {
+        return direct;
+    }
+    // A duplicated prefix: the path starts with the project folder's own name.
+    let dir_name = project_dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_os_string()));
+    let mut parts = path.components();
+    if let (Some(first), Some(name)) = (parts.next(), dir_name)
+        && first.as_os_str() == name
+    {
+        let rest = project_dir.join(parts.as_path());
+        if parts.as_path().components().next().is_some() && rest.exists() {
+            return rest;
+        }
+    }
+    // A bare file name, in exactly one subfolder.
+    if path.components().count() == 1 {
+        let hits: Vec<PathBuf> = std::fs::read_dir(if here { Path::new(".") } else { project_dir })
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|d| d.is_dir())
+                    .map(|d| d.join(path))
+                    .filter(|p| p.exists())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let [only] = hits.as_slice() {
+            return only.clone();
+        }
+    }
+    direct
 }
 
 /// Whether a configuration key names an input role (a file or folder the user chose).
@@ -262,6 +318,7 @@ impl RunContext {
             reopened: HashMap::new(),
             events: EventBus::new(),
             recovery: super::rules::RecoveryRules::default(),
+            recoveries_spent: BTreeMap::new(),
             inputs: BTreeMap::new(),
             substitutions: BTreeMap::new(),
             artifacts: Vec::new(),
@@ -367,13 +424,10 @@ impl RunContext {
             .unwrap_or_default()
     }
 
-    /// `path` relative to the project folder (absolute paths unchanged).
+    /// `path` relative to the project folder, tried the ways a request gets it wrong
+    /// ([`resolve_path`]).
     pub fn resolve(&self, path: &Path) -> PathBuf {
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.project_dir.join(path)
-        }
+        resolve_path(path, &self.project_dir)
     }
 
     /// Let a derived file in the run folder stand in for input `key`. The role itself — the
@@ -946,6 +1000,46 @@ pub fn compact(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_is_resolved_the_ways_a_request_gets_it_wrong() {
+        // Seed 001, resolve_path examples: missing stays as named, empty stays empty.
+        assert_eq!(
+            resolve_path(Path::new("absent.dat"), Path::new(".")),
+            PathBuf::from("absent.dat")
+        );
+        assert_eq!(resolve_path(Path::new(""), Path::new(".")), PathBuf::new());
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("example");
+        std::fs::create_dir_all(project.join("data")).unwrap();
+        std::fs::write(project.join("data/line.dat"), "x").unwrap();
+        // Relative to the project folder.
+        assert_eq!(
+            resolve_path(Path::new("data/line.dat"), &project),
+            project.join("data/line.dat")
+        );
+        // A duplicated prefix of the project folder's name.
+        assert_eq!(
+            resolve_path(Path::new("example/data/line.dat"), &project),
+            project.join("data/line.dat")
+        );
+        // A bare file name in one subfolder.
+        assert_eq!(
+            resolve_path(Path::new("line.dat"), &project),
+            project.join("data/line.dat")
+        );
+        // Two subfolders holding it: ambiguous, so reported missing by the user's name.
+        std::fs::create_dir_all(project.join("old")).unwrap();
+        std::fs::write(project.join("old/line.dat"), "x").unwrap();
+        assert_eq!(
+            resolve_path(Path::new("line.dat"), &project),
+            project.join("line.dat")
+        );
+        assert_eq!(
+            resolve_path(Path::new("nowhere.dat"), &project),
+            project.join("nowhere.dat")
+        );
+    }
     use crate::runtime::interaction::Scripted;
     use crate::runtime::product::JsonProduct;
 

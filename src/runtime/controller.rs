@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::context::{Ended, RunContext};
 use super::decide::{Choice, Decide, Decision, DecisionRequest, ModelEvent};
@@ -584,9 +584,8 @@ fn recover(
     decider: &mut dyn Decide,
     (name, mode): (&str, Mode),
     notes: &[String],
-    spent: &mut Map<String, Value>,
 ) -> Vec<String> {
-    let used = spent.get(name).and_then(Value::as_u64).unwrap_or(0) as usize;
+    let used = ctx.recoveries_spent.get(name).copied().unwrap_or(0);
     if used >= MAX_RECOVERIES {
         return Vec::new();
     }
@@ -617,7 +616,7 @@ fn recover(
     match plan.action.as_str() {
         "retry" => {}
         "adapt" => {
-            spent.insert(name.to_string(), Value::from((used + 1) as u64));
+            ctx.recoveries_spent.insert(name.to_string(), used + 1);
             recover_by_reader(
                 ctx,
                 registry,
@@ -629,7 +628,7 @@ fn recover(
             return Vec::new();
         }
         "script" => {
-            spent.insert(name.to_string(), Value::from((used + 1) as u64));
+            ctx.recoveries_spent.insert(name.to_string(), used + 1);
             recover_by_script(
                 ctx,
                 registry,
@@ -650,7 +649,7 @@ fn recover(
             return Vec::new();
         }
     }
-    spent.insert(name.to_string(), Value::from((used + 1) as u64));
+    ctx.recoveries_spent.insert(name.to_string(), used + 1);
     let (applied, _) = recovery::apply_changes(ctx, &plan.changes, "recovery", &plan.why);
     if applied.is_empty() {
         return Vec::new();
@@ -746,7 +745,21 @@ fn recover_by_script(
         super::offers::Offer::Ran(rec) => {
             let replacement = rec.result.get("replacement").and_then(Value::as_str).map(str::to_string)
                 .or_else(|| (rec.files.len() == 1).then(|| rec.files[0].clone()));
-            let target = replacement.map(|r| rec.folder.join("out").join(r));
+            let own = rec.folder.join("out");
+            let target = replacement.map(|r| own.join(r));
+            // Only the script's own output may stand in for an input — not merely anything in
+            // the run folder (another script's output, a figure, the journal).
+            if let Some(t) = &target
+                && t.exists()
+                && !inside(t, &own)
+            {
+                ctx.note(&format!(
+                    "{head} A temporary script you approved named {} as its output, which is outside its own folder {}; it was not used, and the step was not run again.",
+                    t.display(),
+                    own.display()
+                ));
+                return;
+            }
             match (plan.replaces.as_str(), target) {
                 (key, Some(t)) if !key.is_empty() && t.exists() && ctx.has_input(key) => {
                     match ctx.substitute_input(key, &t, &format!("written by the approved script in scripts/{}", rec.n)) {
@@ -779,6 +792,14 @@ fn recover_by_script(
         )),
         super::offers::Offer::NotOffered(why) => ctx.note(&format!("{head} A temporary script could not be offered: {why}.")),
     }
+}
+
+/// Whether `path` (which exists) resolves inside `folder`.
+fn inside(path: &std::path::Path, folder: &std::path::Path) -> bool {
+    path.canonicalize()
+        .ok()
+        .zip(folder.canonicalize().ok())
+        .is_some_and(|(p, f)| p.starts_with(f))
 }
 
 /// How many of the model's choices may be refused in a row before the controller stops asking
@@ -1033,7 +1054,6 @@ pub fn run_controller(
     options: &RunOptions,
 ) -> Ended {
     ctx.recovery = registry.recovery_rules();
-    let mut spent = Map::new();
     let finish = options.finish.as_str();
     let mut refused_in_a_row = 0usize;
     let mut plan = Plan::default();
@@ -1145,7 +1165,7 @@ pub fn run_controller(
             && let Some(d) = decider.as_deref_mut()
         {
             let notes = take_notes(ctx, options);
-            let applied = recover(ctx, registry, d, (&name, options.mode), &notes, &mut spent);
+            let applied = recover(ctx, registry, d, (&name, options.mode), &notes);
             notes_read_by_recovery(ctx, &notes, applied);
         }
         if let Some(hook) = &options.on_result {
@@ -1225,6 +1245,7 @@ mod tests {
     use crate::runtime::interaction::{Interaction, Scripted};
     use crate::runtime::product::JsonProduct;
     use crate::runtime::tool::{Outputs, ToolResult};
+    use serde_json::Map;
     use std::sync::Mutex;
 
     fn make(
@@ -1825,6 +1846,44 @@ mod tests {
         assert!(ctx.warnings.iter().any(|w| w
             == "Run the inversion failed (diverged at lambda 15). Diagnosis: too smooth. Retried with fit_params: {\"lambda\":15} -> {\"lambda\":5}, which worked."));
         assert_eq!(ctx.setting_changes[0].by, "recovery");
+    }
+
+    #[test]
+    fn the_recovery_limit_holds_when_the_loop_is_picked_up_again() {
+        // Seed 000, MAX_RECOVERIES "carried across a run": the count lives in the run, not in
+        // one pass of the loop, so a loop restarted after its own error recovers no tool twice.
+        let mut reg = Registry::new();
+        reg.register(
+            Tool::new("invert", "Invert.", |_| anyhow::bail!("diverged"))
+                .produces(&["report_files"])
+                .adjusts(&["fit_params"]),
+        )
+        .unwrap();
+        let retry = |lam: i64| {
+            Ok(crate::runtime::decide::Diagnosis {
+                cause: "too smooth".into(),
+                action: "retry".into(),
+                changes: serde_json::json!({"fit_params": {"lambda": lam}})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+                ..Default::default()
+            })
+        };
+        let mut d = ScriptedDecider::default();
+        d.diagnoses.push_back(retry(5));
+        d.diagnoses.push_back(retry(3));
+        let cfg = serde_json::json!({"fit_params": {"lambda": 15}});
+        let mut ctx = RunContext::new("goal").with_config(cfg.as_object().cloned().unwrap());
+        run_controller(&mut ctx, &reg, Some(&mut d), &RunOptions::default());
+        assert_eq!(d.diagnoses.len(), 1, "one recovery in the first pass");
+        let attempts = ctx.steps.len();
+        // The loop is picked up again (as `drive` does after an internal error).
+        ctx.reopen(&["invert"]);
+        run_controller(&mut ctx, &reg, Some(&mut d), &RunOptions::default());
+        assert!(ctx.steps.len() > attempts, "the tool ran again and failed");
+        assert_eq!(d.diagnoses.len(), 1, "no second recovery after the restart");
+        assert_eq!(ctx.recoveries_spent.get("invert"), Some(&1));
     }
 
     #[test]

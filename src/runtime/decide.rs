@@ -64,6 +64,10 @@ pub enum Proposal {
         question: String,
         /// The choices.
         options: Vec<String>,
+        /// The option the model recommends: the default when nobody answers (the first
+        /// option when it names none of them).
+        #[serde(default)]
+        recommend: Option<String>,
     },
 }
 

@@ -6,6 +6,7 @@
 //! order when there is no model — runs it, records what it found, and chooses again, until the
 //! finish artifact (the report) exists. Every event is journalled before the run goes on.
 
+pub mod absence;
 pub mod confine;
 pub mod context;
 pub mod controller;

@@ -44,8 +44,38 @@ pub fn preview(path: &Path, lines: usize, max_bytes: usize) -> String {
         .join("\n")
 }
 
-/// The run's input files, by key (`key[i]` for lists), that exist.
+/// What a script (and the diagnosis) is told it may read (seed 000, `input_paths`): the run's
+/// input files that exist, by key (`key[i]` for a list), then the files the run's steps have
+/// written so far, by product (`product` for one file, `product.<file name>` for several).
 pub fn input_files(ctx: &RunContext) -> Vec<(String, PathBuf)> {
+    let mut out = given_input_files(ctx);
+    for key in ctx.artifact_keys() {
+        let Some(p) = ctx.product(&key) else {
+            continue;
+        };
+        let files: Vec<PathBuf> = p.files().into_iter().filter(|f| f.is_file()).collect();
+        let many = files.len() > 1;
+        for f in files {
+            let name = if many {
+                format!(
+                    "{key}.{}",
+                    f.file_name()
+                        .map(|n| n.to_string_lossy())
+                        .unwrap_or_default()
+                )
+            } else {
+                key.clone()
+            };
+            if !out.iter().any(|(k, _)| *k == name) {
+                out.push((name, f));
+            }
+        }
+    }
+    out
+}
+
+/// The run's input files, by key (`key[i]` for lists), that exist.
+pub fn given_input_files(ctx: &RunContext) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
     for key in ctx.input_roles().keys() {
         let paths = ctx.input_paths(key);
@@ -617,6 +647,29 @@ mod tests {
     use crate::runtime::events::AnsweredBy;
     use crate::runtime::interaction::{ScriptAnswer, Scripted};
     use std::sync::Arc;
+
+    #[test]
+    fn a_script_is_told_only_the_files_that_exist_and_what_the_steps_wrote() {
+        // Seed 000, input_paths: a missing file is left out (`{}` for a run whose only input
+        // is nowhere), a list is spelled out as key[0], key[1], and files the steps wrote
+        // follow by product.
+        let tmp = tempfile::tempdir().unwrap();
+        let cfg = serde_json::json!({"data_file": "nowhere.dat", "lambda": 5});
+        let nowhere = RunContext::new("goal").with_inputs(cfg.as_object().unwrap(), tmp.path());
+        assert!(input_files(&nowhere).is_empty());
+        for f in ["a.dat", "b.dat", "fig.png"] {
+            std::fs::write(tmp.path().join(f), "1").unwrap();
+        }
+        let cfg = serde_json::json!({"data_file": "nowhere.dat", "ert_files": ["a.dat", "b.dat"]});
+        let mut ctx = RunContext::new("goal").with_inputs(cfg.as_object().unwrap(), tmp.path());
+        let fig = tmp.path().join("fig.png").display().to_string();
+        ctx.put_value(
+            "ert_figure",
+            crate::runtime::product::JsonProduct::new("a figure", serde_json::json!({"png": fig})),
+        );
+        let names: Vec<String> = input_files(&ctx).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(names, vec!["ert_files[0]", "ert_files[1]", "ert_figure"]);
+    }
 
     fn ctx_with(dir: &Path, answer: Option<ScriptAnswer>) -> RunContext {
         std::fs::write(

@@ -113,18 +113,17 @@ fn collect_paths(v: &serde_json::Value, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// A JSON value in a few lines: scalars as they are, arrays by length and range.
+/// A JSON value in a few lines (seed 001, `describe_value`): a numeric array by its shape and
+/// range (`array (2, 2): 3 finite, min 1, median 2, max 3`; `null` counts as not finite), an
+/// object as `{key: value; …}` with strings unquoted, other lists by length; cut at `budget`
+/// characters.
 pub fn describe_json(value: &serde_json::Value, budget: usize) -> String {
     use serde_json::Value;
     let text = match value {
-        Value::Array(items) => {
-            let nums: Vec<f64> = items.iter().filter_map(Value::as_f64).collect();
-            if !nums.is_empty() && nums.len() == items.len() {
-                describe_numbers(&nums)
-            } else {
-                format!("list of {}", items.len())
-            }
-        }
+        Value::Array(items) => match numeric_array(value) {
+            Some((shape, values)) => describe_array(&shape, &values),
+            None => format!("list of {}", items.len()),
+        },
         Value::Object(map) => {
             let parts: Vec<String> = map
                 .iter()
@@ -132,11 +131,13 @@ pub fn describe_json(value: &serde_json::Value, budget: usize) -> String {
                     Value::Array(_) | Value::Object(_) => {
                         format!("{k}: {}", describe_json(v, budget / 4))
                     }
+                    Value::String(s) => format!("{k}: {s}"),
                     other => format!("{k}: {other}"),
                 })
                 .collect();
             format!("{{{}}}", parts.join("; "))
         }
+        Value::String(s) => s.clone(),
         other => other.to_string(),
     };
     if text.chars().count() > budget {
@@ -148,22 +149,64 @@ pub fn describe_json(value: &serde_json::Value, budget: usize) -> String {
     }
 }
 
-/// `n` values: how many are finite, and their min, median and max.
-pub fn describe_numbers(values: &[f64]) -> String {
+/// The shape and the values (row-major; `null` as NaN) of a rectangular array of numbers, or
+/// `None` when `value` is not one.
+fn numeric_array(value: &serde_json::Value) -> Option<(Vec<usize>, Vec<f64>)> {
+    use serde_json::Value;
+    let Value::Array(items) = value else {
+        return None;
+    };
+    if items.iter().all(|v| v.is_number() || v.is_null()) {
+        let values = items
+            .iter()
+            .map(|v| v.as_f64().unwrap_or(f64::NAN))
+            .collect();
+        return Some((vec![items.len()], values));
+    }
+    let mut inner_shape: Option<Vec<usize>> = None;
+    let mut values = Vec::new();
+    for item in items {
+        let (shape, v) = numeric_array(item)?;
+        if inner_shape.get_or_insert_with(|| shape.clone()) != &shape {
+            return None;
+        }
+        values.extend(v);
+    }
+    let mut shape = vec![items.len()];
+    shape.extend(inner_shape.unwrap_or_default());
+    Some((shape, values))
+}
+
+/// `array (2, 2): 3 finite, min 1, median 2, max 3` (the shape as numpy prints it).
+fn describe_array(shape: &[usize], values: &[f64]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let shape = if dims.len() == 1 {
+        format!("({},)", dims[0])
+    } else {
+        format!("({})", dims.join(", "))
+    };
     let mut finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     if finite.is_empty() {
-        return format!("{} values, none finite", values.len());
+        return format!("array {shape}: none finite");
     }
     finite.sort_by(f64::total_cmp);
-    let median = finite[finite.len() / 2];
+    let n = finite.len();
+    let median = if n % 2 == 1 {
+        finite[n / 2]
+    } else {
+        0.5 * (finite[n / 2 - 1] + finite[n / 2])
+    };
     format!(
-        "{} values ({} finite): min {}, median {}, max {}",
-        values.len(),
-        finite.len(),
+        "array {shape}: {n} finite, min {}, median {}, max {}",
         short_num(finite[0]),
         short_num(median),
-        short_num(finite[finite.len() - 1])
+        short_num(finite[n - 1])
     )
+}
+
+/// `n` values: how many are finite, and their min, median and max.
+pub fn describe_numbers(values: &[f64]) -> String {
+    describe_array(&[values.len()], values)
 }
 
 /// A number in at most 4 significant digits, for people.
@@ -202,7 +245,7 @@ mod tests {
     fn numbers_are_summarised_not_listed() {
         assert_eq!(
             describe_numbers(&[1.0, 2.0, 3.0, f64::NAN]),
-            "4 values (3 finite): min 1, median 2, max 3"
+            "array (4,): 3 finite, min 1, median 2, max 3"
         );
         assert_eq!(short_num(1234.5678), "1235");
         assert_eq!(short_num(0.012345), "0.01235");
@@ -215,6 +258,32 @@ mod tests {
     fn json_product_key_numbers_are_its_numeric_fields() {
         let p = JsonProduct::new("x", serde_json::json!({"chi2": 1.2, "name": "a"}));
         assert_eq!(p.key_numbers().len(), 1);
-        assert_eq!(p.inspect(), "{chi2: 1.2; name: \"a\"}");
+        assert_eq!(p.inspect(), "{chi2: 1.2; name: a}");
+    }
+
+    #[test]
+    fn a_value_is_described_by_shape_and_range_and_strings_are_not_quoted() {
+        // Seed 001, describe_value examples (NaN is JSON null here).
+        assert_eq!(
+            describe_json(&serde_json::json!([[1.0, 2.0], [3.0, null]]), 1600),
+            "array (2, 2): 3 finite, min 1, median 2, max 3"
+        );
+        assert_eq!(
+            describe_json(&serde_json::json!({"chi2": 1.5, "status": "success"}), 1600),
+            "{chi2: 1.5; status: success}"
+        );
+        // A ragged list is not an array; an even count's median is the middle pair's mean.
+        assert_eq!(
+            describe_json(&serde_json::json!([[1.0], [2.0, 3.0]]), 1600),
+            "list of 2"
+        );
+        assert_eq!(
+            describe_json(&serde_json::json!([1, 2, 3, 10]), 1600),
+            "array (4,): 4 finite, min 1, median 2.5, max 10"
+        );
+        assert_eq!(
+            describe_json(&serde_json::json!([null]), 1600),
+            "array (1,): none finite"
+        );
     }
 }

@@ -15,6 +15,8 @@ use super::decide::{Decide, Diagnosis, DiagnosisRequest, ModelEvent};
 
 /// How many times one tool may be recovered within a run.
 pub const MAX_RECOVERIES: usize = 1;
+/// The longest script purpose a diagnosis may give (seed 000: 600 characters).
+pub const MAX_PURPOSE_CHARS: usize = 600;
 
 /// Apply `change` to `current`, merging one level of object: `{"lambda": 5}` into
 /// `{"lambda": 15, "max_iterations": 10}` changes only lambda.
@@ -93,13 +95,11 @@ pub fn diagnose(
     decider: &mut dyn Decide,
     on_event: &mut dyn FnMut(ModelEvent),
 ) -> Diagnosis {
-    let inputs: Map<String, Value> = ctx
-        .input_roles()
-        .keys()
-        .filter_map(|k| {
-            ctx.input_path(k)
-                .map(|p| (k.clone(), Value::from(p.display().to_string())))
-        })
+    // Only files that exist, a list spelled out as key[i], and what the steps wrote (seed
+    // 000, `input_paths`): the model is shown what a script could actually read.
+    let inputs: Map<String, Value> = super::offers::input_files(ctx)
+        .into_iter()
+        .map(|(k, p)| (k, Value::from(p.display().to_string())))
         .collect();
     let request = DiagnosisRequest {
         transcript: ctx.transcript(12),
@@ -143,6 +143,7 @@ pub fn diagnose(
     if d.action != "script" {
         d.purpose.clear();
     }
+    d.purpose = d.purpose.chars().take(MAX_PURPOSE_CHARS).collect();
     d.cause = d.cause.chars().take(300).collect();
     d.why = d.why.chars().take(300).collect();
     d

@@ -119,7 +119,7 @@ pub fn reader_forbidden(source: &str) -> Option<String> {
     READER_FORBIDDEN
         .iter()
         .find(|w| source.contains(**w))
-        .map(|w| format!("A generated reader may not use '{w}'; it is handed the file's text and returns numbers."))
+        .map(|w| format!("generated code may not use '{w}'"))
 }
 
 /// Top-level modules a script may import.
@@ -198,11 +198,14 @@ for node in ast.walk(tree):
     if isinstance(node, (ast.Global, ast.Nonlocal)):
         out(False, 'It uses global or nonlocal, which is not allowed.')
 want, args = ('main', ['inputs', 'out']) if kind == 'script' else ('adapt', ['text'])
+missing = 'It must define main(inputs, out).' if kind == 'script' else 'generated code must define a function called adapt'
 defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == want]
-if len(defs) != 1:
-    out(False, f'It must define {want}({", ".join(args)}) exactly once.')
+if not defs:
+    out(False, missing)
+if len(defs) > 1:
+    out(False, f'It defines {want} {len(defs)} times; define {want}({", ".join(args)}) once.')
 if [a.arg for a in defs[0].args.args] != args:
-    out(False, f'It must define {want}({", ".join(args)}) exactly once.')
+    out(False, f'It must define {want}({", ".join(args)}); this {want} takes ({", ".join(a.arg for a in defs[0].args.args)}).')
 for n in tree.body:
     if not isinstance(n, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.Expr, ast.ClassDef)):
         out(False, f'It runs {type(n).__name__} statements at the top level; put the work inside {want}.')
@@ -921,7 +924,7 @@ mod tests {
         );
         assert_eq!(
             check("print('hi')", Kind::Script),
-            Err("It must define main(inputs, out) exactly once.".into())
+            Err("It must define main(inputs, out).".into())
         );
         assert!(
             check("def main(inputs, out):\n    return eval('1')", Kind::Script)
@@ -1027,13 +1030,27 @@ mod tests {
         let code = "def adapt(text):\n    return [[float(v)] for v in open('/etc/passwd')]";
         assert_eq!(
             check(code, Kind::Adapter).unwrap_err(),
-            "A generated reader may not use 'open('; it is handed the file's text and returns numbers."
+            "generated code may not use 'open('"
         );
-        assert!(
-            check("import os\ndef adapt(text):\n    return []", Kind::Adapter)
-                .unwrap_err()
-                .contains("'import'")
+        // Seed 001, adapters.check_source examples, word for word.
+        assert_eq!(
+            check("import os\ndef adapt(text): return []", Kind::Adapter).unwrap_err(),
+            "generated code may not use 'import'"
         );
+        if py_or_skip() {
+            assert_eq!(
+                check("def adapt(text):\n    return [[1.0, 2.0]]", Kind::Adapter),
+                Ok(vec![])
+            );
+            assert_eq!(
+                check("x = 1", Kind::Adapter).unwrap_err(),
+                "generated code must define a function called adapt"
+            );
+            assert_eq!(
+                check("def main(inputs):\n    return {}", Kind::Script).unwrap_err(),
+                "It must define main(inputs, out); this main takes (inputs)."
+            );
+        }
         // A script (which reads its inputs by path) may open files: the rule is the reader's.
         if py_or_skip() {
             assert!(

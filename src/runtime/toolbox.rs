@@ -164,7 +164,7 @@ pub fn toolbox_text(
             ));
         }
         lines.push("- a short temporary Python script for something no step does (a scientist reads it before it runs): {\"why\": \"…\", \"propose\": {\"kind\": \"script\", \"task\": \"…\"}}".into());
-        lines.push("- a question only the scientist can answer: {\"why\": \"…\", \"propose\": {\"kind\": \"question\", \"question\": \"…\", \"options\": [\"…\", \"…\"]}}".into());
+        lines.push("- a question only the scientist can answer: {\"why\": \"…\", \"propose\": {\"kind\": \"question\", \"question\": \"…\", \"options\": [\"…\", \"…\"], \"recommend\": \"<the option taken when nobody answers>\"}}".into());
     }
     lines.join("\n")
 }
@@ -195,14 +195,18 @@ pub fn inspect(ctx: &mut RunContext, key: &str, why: &str) -> String {
                 .into_iter()
                 .filter(|k| ctx.product(k).is_some())
                 .collect();
-            ctx.finish(
-                "",
-                StepStatus::Blocked,
-                &format!(
-                    "There is no product called {key}; the products are: {}.",
-                    have.join(", ")
-                ),
-            );
+            // Nothing found is an answer with its coverage, not an error (seed 004).
+            let why = super::absence::Absence::new(
+                "a product of this run with the name asked for",
+                [format!("the {} products this run has made", have.len())],
+            )
+            .map(|a| {
+                a.not_checked(["products of earlier runs".to_string()])
+                    .try_instead(format!("look at one of: {}", have.join(", ")))
+                    .sentence()
+            })
+            .unwrap_or_else(|e| e.to_string());
+            ctx.finish("", StepStatus::Blocked, &why);
             String::new()
         }
     }
@@ -285,7 +289,11 @@ pub fn propose(
         Proposal::Settings { changes } => propose_settings(ctx, changes, why, view.next),
         Proposal::Skip { tools } => propose_skip(ctx, reg, tools, why, view),
         Proposal::Script { task } => propose_script(ctx, decider, task, why),
-        Proposal::Question { question, options } => propose_question(ctx, question, options, why),
+        Proposal::Question {
+            question,
+            options,
+            recommend,
+        } => propose_question(ctx, question, options, recommend.as_deref(), why),
     }
 }
 
@@ -507,22 +515,32 @@ fn propose_script(
 }
 
 /// Put the model's question to the user and tell the model the answer.
+/// Put the model's question to the user (seed 001, `ask_choice`): the recommended option is
+/// the default — the answer when nobody is there — and the first when it names none.
 fn propose_question(
     ctx: &mut RunContext,
     question: &str,
     options: &[String],
+    recommend: Option<&str>,
     why: &str,
 ) -> Proposed {
     let key = format!("question:{}", question.chars().take(40).collect::<String>());
     if options.is_empty() {
         return Proposed::No("A question needs options.".into());
     }
+    let recommended = recommend
+        .map(str::trim)
+        .and_then(|r| options.iter().position(|o| o.trim() == r))
+        .unwrap_or(0);
     let opts: Vec<QuestionOption> = options
         .iter()
         .enumerate()
-        .map(|(i, o)| QuestionOption::new(&format!("o{i}"), o, ""))
+        .map(|(i, o)| {
+            let note = if i == recommended { "recommended" } else { "" };
+            QuestionOption::new(&format!("o{i}"), o, note)
+        })
         .collect();
-    let answer = ctx.ask(question, &opts, "o0");
+    let answer = ctx.ask(question, &opts, &format!("o{recommended}"));
     let chosen = opts
         .iter()
         .find(|o| o.id == answer)
@@ -554,6 +572,42 @@ mod tests {
     use crate::runtime::product::JsonProduct;
     use crate::runtime::tool::{Outputs, Tool, ToolResult};
     use std::sync::Arc;
+
+    #[test]
+    fn a_question_defaults_to_the_recommended_option() {
+        // Seed 001, ask_choice: nobody answers, so the recommendation is taken and said to be
+        // the default.
+        let mut ctx = RunContext::new("x");
+        let options = vec!["Archie".to_string(), "Waxman-Smits".to_string()];
+        let q = "Archie or Waxman-Smits?";
+        assert_eq!(
+            propose_question(&mut ctx, q, &options, Some("Archie"), "which relation"),
+            Proposed::Done
+        );
+        assert_eq!(
+            ctx.run_notes.last().map(String::as_str),
+            Some(
+                "You asked: Archie or Waxman-Smits? The user chose: Archie (the default; nobody answered)."
+            )
+        );
+        // The default is the recommendation, not always the first option.
+        propose_question(&mut ctx, q, &options, Some("Waxman-Smits"), "clay");
+        assert!(
+            ctx.run_notes
+                .last()
+                .unwrap()
+                .contains("The user chose: Waxman-Smits (the default")
+        );
+        assert_eq!(ctx.questions.last().unwrap().default, "o1");
+        // A recommendation that names no option falls back to the first.
+        propose_question(&mut ctx, q, &options, Some("Simandoux"), "");
+        assert!(
+            ctx.run_notes
+                .last()
+                .unwrap()
+                .contains("The user chose: Archie (the default")
+        );
+    }
 
     fn noop(_: &mut RunContext) -> ToolResult {
         Ok((String::new(), Outputs::new()))
@@ -757,6 +811,10 @@ mod tests {
         assert_eq!(inspect(&mut ctx, "chi2", "check the fit"), "{chi2: 1.5}");
         assert_eq!(looks_left(&ctx), MAX_INSPECTIONS - 1);
         inspect(&mut ctx, "nothing", "x");
-        assert!(ctx.steps[1].error.contains("the products are: chi2"));
+        // Nothing found, with its coverage (seed 004), and the products there are.
+        assert_eq!(
+            ctx.steps[1].error,
+            "Nothing found: a product of this run with the name asked for. Checked: the 1 products this run has made. Not checked: products of earlier runs. Try instead: look at one of: chi2."
+        );
     }
 }

@@ -34,6 +34,7 @@ pub fn tool_specs() -> Vec<(String, String, Value)> {
         ("run_step".into(), "Advance the run by one step: start a step-by-step run if none is going on, or approve the step it is waiting on.".into(), json!({"type": "object", "properties": {}})),
         ("get_answers".into(), "The answers to the goal's questions the current run computed (water table, bedrock, change, water content): each with its value, unit, uncertainty, where, the evidence per method (value, uncertainty, how, the product or figure), their agreement and status; unanswered questions with the reason.".into(), json!({"type": "object", "properties": {}})),
         ("find_data_files".into(), "Find the data files in the project folder that a reader recognises, optionally for one method (ert, seismic, tdem, mt, gravmag, gpr).".into(), json!({"type": "object", "properties": {"method": {"type": "string"}}})),
+        ("read_data_file".into(), "Summarise one data file (method, counts, ranges, units) as the readers see it; the path is relative to the project folder.".into(), json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})),
     ]
 }
 

@@ -22,10 +22,7 @@ pub struct ErtInputs {
 impl ErtInputs {
     /// The ERT inputs of `ctx`, or an error naming the role to give.
     pub fn of(ctx: &RunContext) -> anyhow::Result<Self> {
-        let mut files = ctx.input_paths(keys::ERT_FILES);
-        if files.is_empty() {
-            files = ctx.input_paths(keys::ERT_FILE);
-        }
+        let files = survey_files(ctx);
         if files.is_empty() {
             return Err(anyhow!(
                 "no ERT file given: add one under the input role 'ert_files' (or 'ert_file')"
@@ -36,6 +33,26 @@ impl ErtInputs {
             electrodes: ctx.input_path(keys::ELECTRODE_FILE),
         })
     }
+}
+
+/// Every ERT survey the project names (`ert_files`, then `ert_file`), in order, without
+/// duplicates (seed 001, `survey_files`): a file named twice — the same path, or two spellings
+/// of it — is read once.
+pub fn survey_files(ctx: &RunContext) -> Vec<PathBuf> {
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut out = Vec::new();
+    for p in ctx
+        .input_paths(keys::ERT_FILES)
+        .into_iter()
+        .chain(ctx.input_paths(keys::ERT_FILE))
+    {
+        let id = p.canonicalize().unwrap_or_else(|_| p.clone());
+        if !seen.contains(&id) {
+            seen.push(id);
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The surveys that read, and each file that did not with its reader's message (file, line,
@@ -221,6 +238,19 @@ pub fn interfaces_from(lines: &[InterfaceLine]) -> Vec<Interface> {
             points: l.x_m.iter().zip(&l.z_m).map(|(x, z)| [*x, *z]).collect(),
         })
         .collect()
+}
+
+/// The one interface the structural constraint uses (seed 001, `interface_coords`): the line
+/// traced at `threshold_m_per_s`, or — when the seismic step traced exactly one — that one,
+/// since a run that extracted one interface meant that one. `None` when neither holds.
+pub fn interface_coords(lines: &[InterfaceLine], threshold_m_per_s: f64) -> Option<&InterfaceLine> {
+    let matches = |l: &&InterfaceLine| {
+        (l.velocity_m_per_s - threshold_m_per_s).abs() <= 1e-9 * threshold_m_per_s.abs().max(1.0)
+    };
+    lines
+        .iter()
+        .find(matches)
+        .or_else(|| (lines.len() == 1).then(|| &lines[0]))
 }
 
 /// Water content of every time step of `model`: Archie / Waxman–Smits with Monte Carlo over

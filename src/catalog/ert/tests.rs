@@ -279,6 +279,40 @@ fn derive_structure_uses_a_seismic_interface_across_the_section() {
     assert!(out.join("figures/ert_structure_model_0.png").is_file());
 }
 
+#[test]
+fn every_survey_is_read_once_in_the_order_named() {
+    // Seed 001, survey_files: in order, without duplicates.
+    let tmp = tempfile::tempdir().unwrap();
+    for f in ["a.dat", "b.dat"] {
+        std::fs::write(tmp.path().join(f), "x").unwrap();
+    }
+    let inputs = json!({keys::ERT_FILES: ["b.dat", "a.dat", "./b.dat"], keys::ERT_FILE: "a.dat"});
+    let ctx = RunContext::new("x").with_inputs(inputs.as_object().unwrap(), tmp.path());
+    let names: Vec<String> = survey_files(&ctx)
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["b.dat", "a.dat"]);
+}
+
+#[test]
+fn one_interface_is_handed_on_by_threshold_or_the_only_one() {
+    // Seed 001, interface_coords examples: the one at the threshold, else the only one there
+    // is, else none.
+    let line = |v: f64| InterfaceLine {
+        velocity_m_per_s: v,
+        x_m: vec![0.0, 1.0],
+        z_m: vec![-1.0, -2.0],
+    };
+    let one = vec![line(1200.0)];
+    assert_eq!(interface_coords(&one, 1200.0), Some(&one[0]));
+    assert_eq!(interface_coords(&one, 900.0), Some(&one[0]));
+    assert_eq!(interface_coords(&[], 1200.0), None);
+    let two = vec![line(800.0), line(2000.0)];
+    assert_eq!(interface_coords(&two, 2000.0), Some(&two[1]));
+    assert_eq!(interface_coords(&two, 1200.0), None);
+}
+
 /// A Res2DInv general-array file: its layout is recognised only by a weak signature.
 const WEAK_RES2DINV: &str = "line\n1.0\n11\n0\nType of measurement (0=app. resistivity,1=resistance)\n1\n2\n1\n0\n\
     4 0 0 3 0 1 0 2 0 1.5\n4 1 0 4 0 2 0 3 0 2.0\n0\n0\n";

@@ -480,8 +480,9 @@ pub fn convert_water_content(ctx: &mut RunContext) -> ToolResult {
     Ok((summary, out))
 }
 
-/// `derive_structure`: re-invert the first survey with the seismic interface(s) as a boundary
-/// smoothing does not cross.
+/// `derive_structure`: re-invert the first survey with one seismic interface (the one at
+/// `velocity_threshold`, or the only one; [`run::interface_coords`]) as a boundary smoothing
+/// does not cross.
 pub fn derive_structure(ctx: &mut RunContext) -> ToolResult {
     let lines = held::<Vec<InterfaceLine>>(ctx, keys::SEISMIC_STRUCTURE)
         .ok_or_else(|| anyhow!("no seismic structure: the seismic interfaces are needed"))?
@@ -496,10 +497,27 @@ pub fn derive_structure(ctx: &mut RunContext) -> ToolResult {
         .surveys
         .first()
         .ok_or_else(|| anyhow!("the ERT data hold no survey"))?;
+    let threshold = crate::catalog::seismic::settings::thresholds(ctx)?
+        .0
+        .first()
+        .copied()
+        .unwrap_or(crate::methods::seismic::interfaces::DEFAULT_THRESHOLD_M_PER_S);
+    let chosen = run::interface_coords(&lines, threshold).ok_or_else(|| {
+        anyhow!(
+            "the seismic structure holds no interface at {threshold:.0} m/s (it has {}); set velocity_threshold to the one the ERT inversion should honour",
+            lines
+                .iter()
+                .map(|l| format!("{:.0} m/s", l.velocity_m_per_s))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    let lines = vec![chosen.clone()];
     let ifs = interfaces_from(&lines);
     if ifs.is_empty() {
         return Err(anyhow!(
-            "the seismic structure holds no interface with two or more points; nothing to constrain the ERT model with"
+            "the seismic interface at {:.0} m/s has fewer than two points; nothing to constrain the ERT model with",
+            chosen.velocity_m_per_s
         ));
     }
     let cancel = ctx.cancel_flag();

@@ -316,3 +316,34 @@ fn a_run_over_the_example_line_reports_the_recipe() {
         "the survey date is collected"
     );
 }
+
+#[test]
+fn a_folder_of_radar_files_is_refused_naming_them() {
+    // Seed 001, read_gpr_input: "A folder of radar files is refused with their names, since a
+    // run processes one line."
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("lines");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["LINE02.DZT", "line01.dzt", "notes.txt"] {
+        std::fs::write(dir.join(f), "x").unwrap();
+    }
+    let out = tmp.path().join("run");
+    let mut ctx = context(&dir, Value::Null, &out);
+    assert_eq!(run(&mut ctx, "load_gpr_line"), StepStatus::Failed);
+    let e = &last(&ctx).error;
+    assert!(
+        e.contains("a folder of 2 radar file(s) (LINE02.DZT, line01.dzt)")
+            && e.contains("name one of them as gpr_file"),
+        "{e}"
+    );
+    assert!(!e.contains("notes.txt"), "{e}");
+    std::fs::remove_file(dir.join("LINE02.DZT")).unwrap();
+    std::fs::remove_file(dir.join("line01.dzt")).unwrap();
+    let mut ctx = context(&dir, Value::Null, &out);
+    run(&mut ctx, "load_gpr_line");
+    assert!(
+        last(&ctx).error.contains("holds no radar file"),
+        "{}",
+        last(&ctx).error
+    );
+}

@@ -4,6 +4,40 @@
 #[allow(unused_imports)]
 use super::*;
 
+/// Why a folder is not a GPR line (seed 001, `read_gpr_input`): a run processes one line, so
+/// the folder is refused naming the radar files it holds.
+pub(super) fn folder_refusal(dir: &std::path::Path) -> String {
+    const RADAR: &[&str] = &["dzt", "dt1", "rd3", "rd7", "sgy", "segy"];
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.is_file()
+                        && p.extension()
+                            .and_then(|e| e.to_str())
+                            .is_some_and(|e| RADAR.contains(&e.to_ascii_lowercase().as_str()))
+                })
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    if names.is_empty() {
+        format!(
+            "{} is a folder and holds no radar file (.dzt, .dt1, .rd3/.rd7, .sgy); name one radar file as {DATA_ROLE}",
+            dir.display()
+        )
+    } else {
+        format!(
+            "{} is a folder of {} radar file(s) ({}); a run processes one line, so name one of them as {DATA_ROLE}",
+            dir.display(),
+            names.len(),
+            names.join(", ")
+        )
+    }
+}
+
 /// `load_gpr_line`.
 pub(super) fn load_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResult {
     let path = ctx.input_path(DATA_ROLE).ok_or_else(|| {
@@ -11,6 +45,9 @@ pub(super) fn load_gpr_line(ctx: &mut RunContext) -> crate::runtime::ToolResult 
             "no {DATA_ROLE} input: name the radar file (.dzt, .dt1, .rd3/.rd7, .sgy) in the project"
         )
     })?;
+    if path.is_dir() {
+        return Err(anyhow!("{}", folder_refusal(&path)));
+    }
     ctx.progress(0.1, "reading the radar file");
     let line = read(&path).map_err(|e| anyhow!("{e}"))?;
     let mut view = line.data.clone();

@@ -4,6 +4,7 @@
 
 #[allow(unused_imports)]
 use super::*;
+use serde_json::Value;
 
 /// `seismic_inversion_params`: the method's settings plus the catalog's start-bound switch.
 pub type SeismicInversionParams = InversionParams;
@@ -37,9 +38,59 @@ pub fn thresholds(ctx: &RunContext) -> anyhow::Result<(Vec<f64>, bool)> {
     Ok((vec![DEFAULT_THRESHOLD_M_PER_S], true))
 }
 
-/// The tomography's settings (`seismic_inversion_params`), an unknown field named.
+/// Where a request may have put the tomography's settings besides its own key: the request
+/// parser's fusion stage (`seismic_params`).
+pub const SEISMIC_PARAMS: &str = "seismic_params";
+
+/// Other spellings of the tomography's settings (pyGIMLi's and the request parser's), each
+/// read as ours.
+const ALIASES: &[(&str, &str)] = &[("lam", "lambda"), ("zWeight", "z_weight")];
+
+/// Top-level settings a seismic-only request states for the tomography.
+const TOP_LEVEL: &[&str] = &["lam", "lambda", "z_weight", "zWeight"];
+
+/// The tomography's settings as a project states them, under any of their names (seed 001,
+/// `seismic_inversion_params`): `seismic_params`, then — for a project with no ERT data,
+/// where they can mean only the tomography — top-level `lam`/`lambda`/`z_weight`, then
+/// `seismic_inversion_params`, which wins setting by setting. Spellings are read as ours
+/// (`lam` → `lambda`, `zWeight` → `z_weight`).
+pub fn inversion_settings(ctx: &RunContext) -> serde_json::Map<String, Value> {
+    let normal = |k: &str| {
+        ALIASES
+            .iter()
+            .find(|(a, _)| *a == k)
+            .map_or(k, |(_, ours)| *ours)
+            .to_string()
+    };
+    let mut merged = serde_json::Map::new();
+    let mut take = |m: &serde_json::Map<String, Value>, only: Option<&[&str]>| {
+        for (k, v) in m {
+            if only.is_none_or(|o| o.contains(&k.as_str())) && !v.is_null() {
+                merged.insert(normal(k), v.clone());
+            }
+        }
+    };
+    if let Some(Value::Object(m)) = ctx.config.get(SEISMIC_PARAMS) {
+        take(m, None);
+    }
+    if !ctx.has_input(keys::ERT_FILES) && !ctx.has_input(keys::ERT_FILE) {
+        take(&ctx.config, Some(TOP_LEVEL));
+    }
+    if let Some(Value::Object(m)) = ctx.config.get(keys::SEISMIC_INVERSION_PARAMS) {
+        take(m, None);
+    }
+    merged
+}
+
+/// The tomography's settings ([`inversion_settings`]), an unknown field named.
 pub fn inversion_params(ctx: &RunContext) -> anyhow::Result<SeismicInversionParams> {
-    Ok(ctx.params(keys::SEISMIC_INVERSION_PARAMS)?)
+    serde_json::from_value(Value::Object(inversion_settings(ctx))).map_err(|e| {
+        crate::runtime::context::ConfigError {
+            key: keys::SEISMIC_INVERSION_PARAMS.to_string(),
+            message: e.to_string(),
+        }
+        .into()
+    })
 }
 
 /// The first-break picker's settings (`first_break_params`).

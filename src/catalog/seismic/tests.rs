@@ -149,6 +149,45 @@ fn thresholds_from_the_settings() {
     assert!(e.to_string().contains("m/s"), "{e}");
 }
 
+/// Seed 001, seismic_inversion_params examples (in our names: `lam` is `lambda`, `zWeight`
+/// is `z_weight`): every place a request puts the settings is read, the own key winning.
+#[test]
+fn the_tomography_settings_are_read_under_any_of_their_names() {
+    let ctx = |config: serde_json::Value, inputs: serde_json::Value| {
+        RunContext::new("x")
+            .with_config(config.as_object().cloned().unwrap())
+            .with_inputs(inputs.as_object().unwrap(), Path::new("/"))
+    };
+    let a = ctx(
+        json!({"seismic_params": {"lam": 5, "zWeight": 1.0}}),
+        json!({}),
+    );
+    assert_eq!(
+        Value::Object(inversion_settings(&a)),
+        json!({"lambda": 5, "z_weight": 1.0})
+    );
+    let b = ctx(
+        json!({"seismic_params": {"lam": 5}, "seismic_inversion_params": {"lambda": 30}, "z_weight": 0.5}),
+        json!({}),
+    );
+    assert_eq!(
+        Value::Object(inversion_settings(&b)),
+        json!({"lambda": 30, "z_weight": 0.5})
+    );
+    let p = inversion_params(&b).unwrap();
+    assert_eq!((p.lambda, p.z_weight), (30.0, 0.5));
+    // With ERT data in the project a top-level z_weight may be the ERT's: not taken.
+    let c = ctx(json!({"z_weight": 0.5}), json!({keys::ERT_FILE: "a.dat"}));
+    assert!(inversion_settings(&c).is_empty());
+    // A misspelt setting is still refused under the tomography's key.
+    let d = ctx(json!({"seismic_params": {"lamda": 5}}), json!({}));
+    let e = inversion_params(&d).unwrap_err().to_string();
+    assert!(
+        e.contains("seismic_inversion_params") && e.contains("lamda"),
+        "{e}"
+    );
+}
+
 /// An unknown inversion setting is an error that names the field.
 #[test]
 fn unknown_inversion_setting_is_refused() {
@@ -313,4 +352,35 @@ fn a_guessed_travel_time_layout_is_confirmed_or_refused() {
     ));
     load_seismic_traveltimes(&mut ctx).unwrap();
     assert!(ctx.questions[0].question.contains("weak signature"));
+}
+
+#[test]
+fn a_segy_file_without_its_extension_is_confirmed_or_refused() {
+    // Issue 17, item 5: without .sgy/.segy, SEG-Y is recognised by a plausible binary header
+    // only; headless, the picking step fails naming the setting, which then reads it.
+    let dir = tmp("segy-no-ext");
+    let shot = dir.join("shot_024.bin");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example/seismic/shot_024.sgy"),
+        &shot,
+    )
+    .unwrap();
+    let inputs = json!({ keys::SEGY_FILE: shot.display().to_string() });
+    let mut ctx = ctx_with(inputs.clone(), json!({}), &dir.join("a"));
+    let e = pick_first_breaks(&mut ctx).unwrap_err().to_string();
+    assert!(
+        e.contains("shot_024.bin") && e.contains("\"formats\": {\"shot_024.bin\": \"SEG-Y rev"),
+        "{e}"
+    );
+    let revision = crate::methods::seismic::segy::read_segy(&shot)
+        .unwrap()
+        .revision;
+    let mut ctx = ctx_with(
+        inputs,
+        json!({"formats": {"shot_024.bin": format!("SEG-Y rev {revision}")}}),
+        &dir.join("b"),
+    );
+    let (summary, _) = pick_first_breaks(&mut ctx).unwrap();
+    assert!(ctx.questions.is_empty(), "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -391,12 +391,16 @@ fn finder(files: Vec<&'static str>) -> ChatTool {
             };
             let hits: Vec<&str> = files.iter().copied().filter(|f| f.ends_with(ext)).collect();
             if hits.is_empty() {
-                ToolOutcome::Absent(Absence {
-                    looked_for: "data files with the requested extension".into(),
-                    checked: vec![format!("the project's {} files", files.len())],
-                    not_checked: vec!["files outside the project folder".into()],
-                    try_instead: Some("list the project's inputs to see what it holds".into()),
-                })
+                ToolOutcome::absent(
+                    Absence::new(
+                        "data files with the requested extension",
+                        [format!("the project's {} files", files.len())],
+                    )
+                    .map(|a| {
+                        a.not_checked(["files outside the project folder".to_string()])
+                            .try_instead("list the project's inputs to see what it holds")
+                    }),
+                )
             } else {
                 ToolOutcome::Ok(hits.join("\n"))
             }
@@ -440,4 +444,78 @@ fn an_invented_identifier_does_not_appear_in_the_absence() {
     );
     let r = result_message(&c, run_tool(&mut tools, &c)).unwrap();
     assert!(!r.content.contains("XJ-7749"), "{}", r.content);
+}
+
+#[test]
+fn an_absence_cannot_be_made_without_what_or_a_checked_source() {
+    // Seed 004, `absent()`: "`what` must say what was looked for" and "`checked` must name
+    // at least one source"; the fields are private, so `Absence::new` is the only way in.
+    assert_eq!(
+        Absence::new("  ", ["the project's files".to_string()]),
+        Err(AbsenceError::NoWhat)
+    );
+    assert_eq!(
+        Absence::new("EDI files", Vec::<String>::new()),
+        Err(AbsenceError::NothingChecked("EDI files".into()))
+    );
+    // Blank entries are no coverage either.
+    assert_eq!(
+        Absence::new("EDI files", [" ".to_string(), String::new()]),
+        Err(AbsenceError::NothingChecked("EDI files".into()))
+    );
+    // A refused absence becomes an error outcome (the tool could not say what it covered).
+    let refused = ToolOutcome::absent(Absence::new("", ["x".to_string()]));
+    assert!(matches!(refused, ToolOutcome::Error(ref e) if e.contains("what was looked for")));
+    // A typed tool suggestion needs a name.
+    let a = Absence::new("EDI files", ["the project folder".to_string()]).unwrap();
+    assert_eq!(
+        a.clone().try_instead_tool(" ", None),
+        Err(AbsenceError::UnnamedTool("EDI files".into()))
+    );
+}
+
+#[test]
+fn an_absence_carries_cannot_cover_and_a_typed_tool_under_its_own_key() {
+    // Seed 004: `cannot_cover` beside `not_checked`; `try_instead` stays a sentence and the
+    // tool is data under `try_instead_tool`, `{tool, why?}`.
+    let a = Absence::new(
+        "  FLOGI entries on fc1/3 ",
+        [
+            "switch A".to_string(),
+            "switch A".to_string(),
+            "switch B".to_string(),
+        ],
+    )
+    .unwrap()
+    .not_checked(["switch C".to_string()])
+    .cannot_cover(["ports that were down".to_string()])
+    .try_instead("  list the inventory first ")
+    .try_instead_tool("cluster_inventory", Some(" it lists the collected names "))
+    .unwrap();
+    let v = a.to_json();
+    assert_eq!(v["looked_for"], "FLOGI entries on fc1/3");
+    assert_eq!(v["checked"], json!(["switch A", "switch B"]));
+    assert_eq!(v["not_checked"], json!(["switch C"]));
+    assert_eq!(v["cannot_cover"], json!(["ports that were down"]));
+    assert_eq!(v["try_instead"], "list the inventory first");
+    assert_eq!(
+        v["try_instead_tool"],
+        json!({"tool": "cluster_inventory", "why": "it lists the collected names"})
+    );
+    assert_eq!(v["note"], ABSENCE_NOTE);
+    assert!(ABSENCE_NOTE.contains("cannot_cover"));
+    // Without a why, the key is left out; an empty sentence is no suggestion.
+    let b = Absence::new("x", ["y".to_string()])
+        .unwrap()
+        .try_instead(" ")
+        .try_instead_tool("t", Some(""))
+        .unwrap()
+        .to_json();
+    assert_eq!(b["try_instead_tool"], json!({"tool": "t"}));
+    assert!(b.get("try_instead").is_none());
+    assert!(b.get("cannot_cover").is_none());
+    assert_eq!(
+        a.sentence(),
+        "Nothing found: FLOGI entries on fc1/3. Checked: switch A; switch B. Not checked: switch C. Cannot cover: ports that were down. Try instead: list the inventory first. Tool to try: cluster_inventory (it lists the collected names)."
+    );
 }

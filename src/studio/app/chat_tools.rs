@@ -57,6 +57,12 @@ pub enum ChatAction {
         #[serde(default)]
         method: Option<String>,
     },
+    /// One data file as the readers see it.
+    ReadDataFile {
+        /// The file, relative to the project folder.
+        #[serde(default)]
+        path: String,
+    },
 }
 
 impl ChatAction {
@@ -73,6 +79,62 @@ impl ChatAction {
                 format!("{}: {e}", call.name)
             }
         })
+    }
+}
+
+/// The run answered no question: the goal asked none of the kinds this version answers. An
+/// absence (the answers step ran and looked), with what no tool here can answer.
+fn no_question_answered(answerable: &[String]) -> ToolOutcome {
+    ToolOutcome::absent(
+        Absence::new(
+            "an answer to a question of the goal",
+            ["the goal's text, read for every kind of question this version answers".to_string()],
+        )
+        .map(|a| {
+            a.cannot_cover(["questions of other kinds: no tool in this version answers them".to_string()])
+                .try_instead(format!(
+                    "say plainly that the goal's question is not one this version answers; the kinds it answers are: {}",
+                    answerable.join("; ")
+                ))
+        }),
+    )
+}
+
+/// One data file as the readers see it. A file no reader recognises is an absence (the
+/// readers looked); a file that could not be looked at is an error; a file a reader
+/// recognised and found broken is an ordinary failed result naming file and line.
+pub fn read_data_file(project_dir: &std::path::Path, path: &str) -> ToolOutcome {
+    if path.trim().is_empty() {
+        return ToolOutcome::Error("read_data_file needs \"path\"; it could not look.".into());
+    }
+    let file = crate::runtime::context::resolve_path(std::path::Path::new(path), project_dir);
+    if let Err(e) = crate::methods::io::regular_file(&file) {
+        return ToolOutcome::Error(format!("{e}"));
+    }
+    match crate::catalog::recognise(&file) {
+        Ok(Some(v)) => text(v),
+        Ok(None) => ToolOutcome::absent(
+            Absence::new(
+                "data a reader recognises in the named file",
+                [
+                    "the file's extension and first bytes, against the readers of all six methods"
+                        .to_string(),
+                ],
+            )
+            .map(|a| {
+                a.cannot_cover(["formats none of the readers reads".to_string()])
+                    .try_instead(
+                        "say which instrument wrote it, or look for the project's data files",
+                    )
+            })
+            .and_then(|a| {
+                a.try_instead_tool(
+                    "find_data_files",
+                    Some("it lists the files in the project a reader recognises"),
+                )
+            }),
+        ),
+        Err(e) => ToolOutcome::Ok(format!("Action exited with status failed: {e}")),
     }
 }
 
@@ -109,6 +171,12 @@ impl StudioApp {
             ChatAction::RunStep {} => self.run_step(),
             ChatAction::GetAnswers {} => self.get_answers(),
             ChatAction::FindDataFiles { method } => self.find_data_files(method.as_deref()),
+            ChatAction::ReadDataFile { path } => match &self.shared.project {
+                Some(p) => read_data_file(&p.dir, &path),
+                None => ToolOutcome::Error(
+                    "no project is open, so there is no folder to read from".into(),
+                ),
+            },
         }
     }
 
@@ -163,19 +231,24 @@ impl StudioApp {
             return ToolOutcome::Ok(p.inspect());
         }
         let have = self.shared.shelf.keys();
-        ToolOutcome::Absent(Absence {
-            looked_for: "a product of the current run with the requested name".into(),
-            checked: vec![format!(
+        let absence = Absence::new(
+            "a product of the current run with the requested name",
+            [format!(
                 "the {} products the current run has made",
                 have.len()
             )],
-            not_checked: vec!["products of earlier runs".into()],
-            try_instead: Some(if have.is_empty() {
-                "run steps first (run_step), then look again".into()
+        )
+        .map(|a| {
+            let a = a.not_checked(["products of earlier runs".to_string()]);
+            if have.is_empty() {
+                a.try_instead("run steps first, then look again")
+                    .try_instead_tool("run_step", Some("no step has made a product yet"))
             } else {
-                format!("the products that exist are: {}", have.join(", "))
-            }),
+                Ok(a.try_instead(format!("the products that exist are: {}", have.join(", "))))
+            }
         })
+        .and_then(|r| r);
+        ToolOutcome::absent(absence)
     }
 
     /// The run's answers (the `answers` product): the same objects `result.json` holds, with
@@ -187,20 +260,23 @@ impl StudioApp {
         if let Some(p) = self.shared.shelf.get(keys::ANSWERS)
             && let Some(a) = value_of::<Answers>(p.as_ref())
         {
+            if a.answers.is_empty() {
+                return no_question_answered(&a.answerable);
+            }
             let files: Vec<String> = p.files().iter().map(|f| f.display().to_string()).collect();
             return text(json!({"answers": a.answers, "answerable": a.answerable, "files": files}));
         }
-        ToolOutcome::Absent(Absence {
-            looked_for: "the answers to the goal's questions in the current run".into(),
-            checked: vec![format!(
-                "the {} products the current run has made",
-                self.shared.shelf.keys().len()
-            )],
-            not_checked: vec!["answers of earlier runs".into()],
-            try_instead: Some(
-                "run the project to its end (the answer_questions step runs after the methods), then ask again".into(),
-            ),
-        })
+        let checked = [format!(
+            "the {} products the current run has made",
+            self.shared.shelf.keys().len()
+        )];
+        let absence = Absence::new("the answers to the goal's questions in the current run", checked)
+            .map(|a| {
+                a.not_checked(["answers of earlier runs".to_string()])
+                    .try_instead("run the project to its end (the answer_questions step runs after the methods), then ask again")
+            })
+            .and_then(|a| a.try_instead_tool("run_step", Some("the answers are made by a step of the run")));
+        ToolOutcome::absent(absence)
     }
 
     fn run_step(&mut self) -> ToolOutcome {
@@ -258,21 +334,23 @@ impl StudioApp {
         if !found.is_empty() {
             return text(json!(found));
         }
-        ToolOutcome::Absent(Absence {
-            looked_for:
-                "data files a reader recognises (of the requested method, if one was named)".into(),
-            checked: vec![format!(
+        let absence = Absence::new(
+            "data files a reader recognises (of the requested method, if one was named)",
+            [format!(
                 "the {n} files in the project folder and two levels of subfolders (run folders excluded)"
             )],
-            not_checked: vec![
-                "folders outside the project".into(),
-                "deeper subfolders".into(),
-            ],
-            try_instead: Some(
-                "name the files in the project's inputs, or add them with File → Add data files"
-                    .into(),
-            ),
-        })
+        )
+        .map(|a| {
+            a.not_checked([
+                "deeper subfolders".to_string(),
+                "folders outside the project".to_string(),
+            ])
+            .cannot_cover(["files of formats no reader here recognises".to_string()])
+            .try_instead(
+                "name the files in the project's inputs, or add them with File → Add data files",
+            )
+        });
+        ToolOutcome::absent(absence)
     }
 }
 
@@ -313,9 +391,57 @@ mod tests {
             ChatAction::read(&call("fly", json!({}))),
             Err("there is no tool called fly".to_string())
         );
+        assert_eq!(
+            ChatAction::read(&call("read_data_file", json!({"path": "a.dat"}))),
+            Ok(ChatAction::ReadDataFile {
+                path: "a.dat".into()
+            })
+        );
         // Every tool the chat offers reads as an action.
         for (name, _, _) in crate::studio::chat::tool_specs() {
             assert!(ChatAction::read(&call(&name, json!({}))).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_file_no_reader_recognises_is_an_absence_and_a_missing_one_an_error() {
+        // Seed 004: "nothing found" (the readers looked) is not "could not look".
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(
+            tmp.path().join("README.txt"),
+            "Field notes, day 3: windy.\n",
+        )
+        .unwrap();
+        match read_data_file(tmp.path(), "README.txt") {
+            ToolOutcome::Absent(a) => {
+                let v = a.to_json();
+                assert_eq!(v["outcome"], "nothing_found");
+                assert_eq!(v["try_instead_tool"]["tool"], "find_data_files");
+                assert!(v["cannot_cover"][0].as_str().unwrap().contains("formats"));
+            }
+            other => panic!("expected an absence, got {other:?}"),
+        }
+        assert!(matches!(
+            read_data_file(tmp.path(), "nowhere.dat"),
+            ToolOutcome::Error(_)
+        ));
+        assert!(matches!(
+            read_data_file(tmp.path(), " "),
+            ToolOutcome::Error(_)
+        ));
+        // A question no tool answers is an absence with what it cannot cover.
+        match no_question_answered(&["the water table depth".to_string()]) {
+            ToolOutcome::Absent(a) => {
+                let v = a.to_json();
+                assert!(v["cannot_cover"][0].as_str().unwrap().contains("no tool"));
+                assert!(
+                    v["try_instead"]
+                        .as_str()
+                        .unwrap()
+                        .contains("the water table depth")
+                );
+            }
+            other => panic!("expected an absence, got {other:?}"),
         }
     }
 }

@@ -159,12 +159,16 @@ impl MethodView {
                 }
                 match shared.shelf.get(key) {
                     Some(p) => Ok(json!({"key": key, "inspect": p.inspect()})),
-                    None => Ok(json!({
-                        "absent": true,
-                        "looked_for": "the product named in the request",
-                        "checked": ["the products of the current run"],
-                        "note": "The run has not made this product yet. This is an answer, not an error; asking again before a step makes it returns the same."
-                    })),
+                    None => crate::llm::harness::Absence::new(
+                        "the product named in the request, in the current run",
+                        ["the products of the current run".to_string()],
+                    )
+                    .map(|a| {
+                        a.not_checked(["products of earlier runs".to_string()])
+                            .try_instead("run the step that makes it, then look again")
+                            .to_json()
+                    })
+                    .map_err(|e| e.to_string()),
                 }
             }
             other => Err(format!(
