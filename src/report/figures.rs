@@ -11,6 +11,7 @@ use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 /// Why a figure could not be drawn.
@@ -441,17 +442,28 @@ pub fn line_plot(path: &Path, axes: &Axes, series: &[Series]) -> Result<(), Figu
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(draw_err(path))?;
     let (lx, ly, fy) = (axes.log_x, axes.log_y, axes.flip_y);
+    // A log axis gets its own ticks at decades (plotters would label nice values of log10,
+    // i.e. 39.81); a linear one keeps plotters' 1-2-5 labels.
     chart
         .configure_mesh()
         .x_desc(&axes.x_label)
         .y_desc(&axes.y_label)
         .axis_desc_style(("sans-serif", 20))
         .label_style(("sans-serif", 16))
+        .x_labels(if lx { 0 } else { 10 })
+        .y_labels(if ly { 0 } else { 10 })
         .x_label_formatter(&|v| tick(untransform(*v, lx, false)))
         .y_label_formatter(&|v| tick(untransform(*v, ly, fy)))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(draw_err(path))?;
+    let frame = ((x0, x1), (y0, y1));
+    if lx {
+        log_axis(&root, &mut chart, frame, true, (false, path))?;
+    }
+    if ly {
+        log_axis(&root, &mut chart, frame, false, (fy, path))?;
+    }
     for (k, s) in series.iter().enumerate() {
         let (r, g, b) = s.colour.unwrap_or(CYCLE[k % CYCLE.len()]);
         let colour = RGBColor(r, g, b);
@@ -483,8 +495,27 @@ pub fn line_plot(path: &Path, axes: &Axes, series: &[Series]) -> Result<(), Figu
                 .map_err(draw_err(path))?,
         };
         if !s.name.is_empty() {
+            // Each style its own swatch: observed points and a model line never look alike.
+            let (line_w, dot_r) = match s.style {
+                Style::Points => (0, 4),
+                Style::Line => (3, 0),
+                Style::LinePoints => (2, 3),
+                Style::Dashed => (1, 0),
+            };
+            let line = if line_w == 0 {
+                TRANSPARENT.stroke_width(1)
+            } else {
+                colour.stroke_width(line_w)
+            };
+            let dot = if dot_r == 0 {
+                TRANSPARENT.filled()
+            } else {
+                colour.filled()
+            };
             anno.label(&s.name).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(3))
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (20, 0)], line)
+                    + Circle::new((10, 0), dot_r.max(1), dot)
             });
         }
         if s.style == Style::LinePoints {
@@ -504,6 +535,99 @@ pub fn line_plot(path: &Path, axes: &Axes, series: &[Series]) -> Result<(), Figu
             .map_err(draw_err(path))?;
     }
     root.present().map_err(draw_err(path))
+}
+
+/// The labelled and unlabelled ticks of a colour bar: nice values inside its range
+/// ([`super::ticks`]); the two ends when the range holds fewer than two nice values.
+pub fn bar_ticks(scale: &ColourScale) -> (Vec<f64>, Vec<f64>) {
+    let (major, minor) = if scale.log {
+        let t = super::ticks::log_ticks(scale.min, scale.max);
+        (t.major, t.minor)
+    } else {
+        (
+            super::ticks::linear_ticks(scale.min, scale.max, 5),
+            Vec::new(),
+        )
+    };
+    if major.len() < 2 {
+        return (vec![scale.min, scale.max], Vec::new());
+    }
+    (major, minor)
+}
+
+/// The frame of a chart in plotted (transformed) coordinates: ((x0, x1), (y0, y1)).
+type Frame = ((f64, f64), (f64, f64));
+
+/// Decade ticks of a log axis (`x` or y, plotted as log10, `flip`ped for a depth axis): a light
+/// grid line and a label at each labelled tick, a short mark at each minor one.
+fn log_axis(
+    root: &DrawingArea<BitMapBackend<'_>, Shift>,
+    chart: &mut ChartContext<'_, BitMapBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    ((x0, x1), (y0, y1)): Frame,
+    x: bool,
+    (flip, path): (bool, &Path),
+) -> Result<(), FigureError> {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let (w0, w1) = if x { (x0, x1) } else { (y0, y1) };
+    let (a, b) = (untransform(w0, true, flip), untransform(w1, true, flip));
+    let ticks = super::ticks::log_ticks(a, b);
+    let w = |v: f64| transform(v, true, flip);
+    let line = |wv: f64| {
+        if x {
+            vec![(wv, y0), (wv, y1)]
+        } else {
+            vec![(x0, wv), (x1, wv)]
+        }
+    };
+    let grid = RGBColor(225, 225, 225).stroke_width(1);
+    chart
+        .draw_series(
+            ticks
+                .major
+                .iter()
+                .filter_map(|v| w(*v))
+                .map(|wv| PathElement::new(line(wv), grid)),
+        )
+        .map_err(draw_err(path))?;
+    let style = TextStyle::from(("sans-serif", 16).into_font());
+    for v in &ticks.major {
+        let Some(wv) = w(*v) else { continue };
+        let (px, py) = if x {
+            chart.backend_coord(&(wv, y0))
+        } else {
+            chart.backend_coord(&(x0, wv))
+        };
+        let (pos, at, mark) = if x {
+            (
+                Pos::new(HPos::Center, VPos::Top),
+                (px, py + 8),
+                [(px, py), (px, py + 5)],
+            )
+        } else {
+            (
+                Pos::new(HPos::Right, VPos::Center),
+                (px - 8, py),
+                [(px - 5, py), (px, py)],
+            )
+        };
+        root.draw(&PathElement::new(mark.to_vec(), BLACK.stroke_width(1)))
+            .map_err(draw_err(path))?;
+        root.draw(&Text::new(tick(*v), at, style.pos(pos)))
+            .map_err(draw_err(path))?;
+    }
+    for v in &ticks.minor {
+        let Some(wv) = w(*v) else { continue };
+        let mark = if x {
+            let (px, py) = chart.backend_coord(&(wv, y0));
+            [(px, py), (px, py + 3)]
+        } else {
+            let (px, py) = chart.backend_coord(&(x0, wv));
+            [(px - 3, py), (px, py)]
+        };
+        root.draw(&PathElement::new(mark.to_vec(), BLACK.stroke_width(1)))
+            .map_err(draw_err(path))?;
+    }
+    Ok(())
 }
 
 /// Draw a vertical colour bar with its label into `area`.
@@ -532,17 +656,28 @@ fn colour_bar(
         BLACK.stroke_width(1),
     ))
     .map_err(draw_err(path))?;
-    let ticks = 5;
-    for k in 0..=ticks {
-        let t = f64::from(k) / f64::from(ticks);
-        let v = if scale.log {
-            10f64.powf(scale.min.log10() + t * (scale.max.log10() - scale.min.log10()))
-        } else {
-            scale.min + t * (scale.max - scale.min)
+    // Nice values inside the range (1-2-5 steps; decades with minor ticks on a log bar).
+    let (major, minor) = bar_ticks(scale);
+    let at = |v: f64| {
+        let t = scale.t(v);
+        (t.is_finite() && (-1e-9..=1.0 + 1e-9).contains(&t))
+            .then(|| bottom - (t.clamp(0.0, 1.0) * f64::from(bottom - top)).round() as i32)
+    };
+    for v in minor {
+        if let Some(y) = at(v) {
+            area.draw(&PathElement::new(
+                vec![(left + bar_w, y), (left + bar_w + 3, y)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(draw_err(path))?;
+        }
+    }
+    for v in major {
+        let Some(y) = at(v) else {
+            continue;
         };
-        let y = bottom - (t * f64::from(bottom - top)) as i32;
         area.draw(&PathElement::new(
-            vec![(left + bar_w, y), (left + bar_w + 5, y)],
+            vec![(left + bar_w, y), (left + bar_w + 6, y)],
             BLACK.stroke_width(1),
         ))
         .map_err(draw_err(path))?;
@@ -890,6 +1025,25 @@ mod tests {
         )
         .unwrap();
         assert_eq!(png_size(&p4), SIZE);
+    }
+
+    #[test]
+    fn colour_bars_are_labelled_at_nice_values() {
+        // Issue 24: a bar that read min/max with odd decimals (925.615) is labelled at 1-2-5
+        // values inside its range, a log bar at decades with minor ticks.
+        let lin = ColourScale::fit(&[12.3, 925.615], false, "ρ (Ω·m)", Palette::Viridis);
+        assert_eq!(bar_ticks(&lin).0, vec![200.0, 400.0, 600.0, 800.0]);
+        let log = ColourScale::fit(&[3.0, 4000.0], true, "ρ (Ω·m)", Palette::Viridis);
+        let (major, minor) = bar_ticks(&log);
+        assert_eq!(major, vec![10.0, 100.0, 1000.0]);
+        assert!(minor.contains(&5.0) && minor.contains(&4000.0));
+        // A narrow range still gets nice values, all inside it.
+        let narrow = ColourScale::fit(&[1.01, 1.02], false, "x", Palette::Viridis);
+        let t = bar_ticks(&narrow).0;
+        assert!(
+            t.len() >= 2 && t.iter().all(|v| (1.01..=1.02).contains(v)),
+            "{t:?}"
+        );
     }
 
     #[test]
