@@ -32,9 +32,21 @@ pub fn traveltime_figure(
             .map(|&i| tt.sensor_x_m[tt.geophone[i]])
             .collect();
         let y: Vec<f64> = rows.iter().map(|&i| 1e3 * obs_time[i]).collect();
+        // One colour per shot, its observed points and its modelled curve alike, so a
+        // branch can be followed across the crossings; the legend says which is which.
         let first = k == 0;
+        let colour = plot::CYCLE[k % plot::CYCLE.len()];
         series.push(
-            Series::points(if first { "observed" } else { "" }, x.clone(), y).colour((40, 40, 40)),
+            Series::points(
+                if first {
+                    "observed (one colour per shot)"
+                } else {
+                    ""
+                },
+                x.clone(),
+                y,
+            )
+            .colour(colour),
         );
         if modelled.is_some() {
             let (xm, ym): (Vec<f64>, Vec<f64>) = rows
@@ -46,7 +58,7 @@ pub fn traveltime_figure(
             series.push(
                 Series::line(if first { "modelled" } else { "" }, xm, ym)
                     .style(Style::Line)
-                    .colour((200, 30, 30)),
+                    .colour(colour),
             );
         }
     }

@@ -256,7 +256,7 @@ fn stitched_section_ui(ui: &mut egui::Ui, inv: &TdemInversion) -> usize {
         x: (sorted[0] - half, sorted[sorted.len() - 1] + half),
         z: (-bottom, 0.0),
         log_range: (lo, hi),
-        z_label: "Depth",
+        z_label: "Depth (m)",
         bar_label: "Ω·m",
     };
     section_frame_ui(ui, &frame, |painter, to| {

@@ -60,7 +60,8 @@ impl Default for ErtPanel {
             view: MethodView::default(),
             step: 0,
             pseudo_survey: 0,
-            coverage_mask: true,
+            // Off by default (issue 24: fading whitened most of each section); a toggle.
+            coverage_mask: false,
             edits: ErtEdits::default(),
             job: None,
             local: None,
@@ -127,7 +128,7 @@ fn draw_section(ui: &mut egui::Ui, model: &ErtModel, step: usize, mask: bool) {
         x: (x0, x1),
         z: (z0, z1),
         log_range: (lo, hi),
-        z_label: "Elevation",
+        z_label: "Elevation (m)",
         bar_label: "Ω·m",
     };
     section_frame_ui(ui, &frame, |painter, to| {
@@ -176,7 +177,7 @@ fn draw_pseudosection(ui: &mut egui::Ui, survey: &Survey) -> usize {
         x: (x0, x1),
         z: (-d1, 0.0),
         log_range: (lo, hi),
-        z_label: "Pseudo-\ndepth",
+        z_label: "Pseudo-depth (m)",
         bar_label: "ρa, Ω·m",
     };
     section_frame_ui(ui, &frame, |painter, to| {
@@ -619,10 +620,10 @@ mod tests {
         h.run();
         h.get_by_label_contains(&format!("Model from the run's inversion: χ² {chi2:.2}"));
         h.get_by_label_contains(&format!("{n} cells"));
-        assert!(h.state().0.coverage_mask);
+        assert!(!h.state().0.coverage_mask, "fading is off by default");
         h.get_by_label("Fade poorly covered cells").click();
         h.run();
-        assert!(!h.state().0.coverage_mask);
+        assert!(h.state().0.coverage_mask);
         let window = h.ctx.clone();
         let (panel, shared) = h.state_mut();
         let d = panel.describe(shared);

@@ -325,22 +325,7 @@ fn map_plot(
 
 /// A horizontal colour bar from `lo` to `hi` with its label.
 fn colour_bar(ui: &mut egui::Ui, lo: f64, hi: f64, label: &str) {
-    ui.horizontal(|ui| {
-        ui.label(short(lo));
-        let (rect, _) = ui.allocate_exact_size(egui::vec2(200.0, 12.0), egui::Sense::hover());
-        let n = 40;
-        for k in 0..n {
-            let w = rect.width() / n as f32;
-            let r = egui::Rect::from_min_size(
-                egui::pos2(rect.left() + k as f32 * w, rect.top()),
-                egui::vec2(w + 0.5, rect.height()),
-            );
-            ui.painter()
-                .rect_filled(r, 0.0, colour((k as f64 + 0.5) / n as f64));
-        }
-        ui.label(short(hi));
-        ui.label(label);
-    });
+    super::section::horizontal_bar_ui(ui, (lo, hi), label, colour);
 }
 
 fn profile_plot(ui: &mut egui::Ui, pr: &Profile, unit: &str) {

@@ -98,22 +98,7 @@ fn store_picks(shared: &Shared, mut p: SeismicPicks) {
 
 /// A horizontal colour bar of the model's scale: `lo` on the left, `hi` on the right, linear.
 fn colour_bar_ui(ui: &mut egui::Ui, lo: f64, hi: f64, label: &str) {
-    ui.horizontal(|ui| {
-        ui.label(format!("{lo:.0}"));
-        let (rect, _) = ui.allocate_exact_size(egui::vec2(240.0, 12.0), egui::Sense::hover());
-        let n = 48;
-        let w = rect.width() / n as f32;
-        for k in 0..n {
-            let r = egui::Rect::from_min_size(
-                egui::pos2(rect.left() + k as f32 * w, rect.top()),
-                egui::vec2(w + 0.5, rect.height()),
-            );
-            ui.painter()
-                .rect_filled(r, 0.0, viridis((k as f64 + 0.5) / n as f64));
-        }
-        ui.label(format!("{hi:.0}"));
-        ui.label(label);
-    });
+    super::section::horizontal_bar_ui(ui, (lo, hi), label, viridis);
 }
 
 /// Viridis-like colour for t in 0–1 (five anchor colours of matplotlib's viridis).
