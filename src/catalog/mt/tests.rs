@@ -328,21 +328,13 @@ fn drive_runs_the_mt_steps_in_order() {
     );
 }
 
-/// Zonge MTEdit rows (1 Hz |Zxy| = 20 → ρa = 80 Ω·m), as in methods::mt::avg's tests.
-const AVG_ROWS: &str = " \n$Survey.Type=NSAMT\n$Rx.GdpStn= 7\n\
-Skp,Freq,      E.mag,      B.mag,      Z.mag,      Z.phz,   ARes.mag,   ARes.%err,Z.perr,  Coher,   FC.NUse,FC.NTry\n\
-$Rx.Cmp = Zxy\n\
-2,  1,         1.0E-01,    5.0E-03,    2.0000E+01, 400,     8.0000E+01, 6,        30,      0.95,    300,    1200\n\
-2,  2,         1.0E-01,    5.0E-03,    2.5000E+01, 350,     6.2500E+01, 3,        15,      0.97,    500,    2500\n\
-$Rx.Cmp = Zyx\n\
-2,  1,         5.0E-02,    5.0E-03,    1.0000E+01, -2400,   2.0000E+01, 5,        25,      0.93,    300,    1200\n";
-
 #[test]
 fn a_zonge_avg_without_its_extension_is_confirmed_or_left_out() {
     // Issue 17, item 5: a .avg recognised only by a column name (a weak signature) is left out
     // headless, naming the setting; the setting reads it without a question.
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(tmp.path().join("site7.txt"), AVG_ROWS).unwrap();
+    // The rows of methods::mt::avg's tests (1 Hz |Zxy| = 20 → ρa 80 Ω·m).
+    std::fs::write(tmp.path().join("site7.txt"), crate::methods::mt::avg::AVG).unwrap();
     let reg = registry();
     let inputs = json!({"mt_files": ["site7.txt"]});
     let mut ctx = ctx_with(

@@ -241,18 +241,19 @@ pub fn parse_avg(path: &Path, text: &str) -> Result<TransferFunction, ReadError>
     Ok(tf)
 }
 
+/// Synthetic rows in the MTEdit layout: at 1 Hz |Zxy| = 20 → ρa = 0.2·1·400 = 80 Ω·m.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    // Synthetic rows in the MTEdit layout: at 1 Hz |Zxy| = 20 → ρa = 0.2·1·400 = 80 Ω·m.
-    const AVG: &str = " \n$Survey.Type=NSAMT\n$Rx.GdpStn= 7\n$GPS.Lat=32.5\n\
+pub(crate) const AVG: &str = " \n$Survey.Type=NSAMT\n$Rx.GdpStn= 7\n$GPS.Lat=32.5\n\
 Skp,Freq,      E.mag,      B.mag,      Z.mag,      Z.phz,   ARes.mag,   ARes.%err,Z.perr,  Coher,   FC.NUse,FC.NTry\n\
 $Rx.Cmp = Zxy\n\
 2,  1,         1.0E-01,    5.0E-03,    2.0000E+01, 400,     8.0000E+01, 6,        30,      0.95,    300,    1200\n\
 2,  2,         1.0E-01,    5.0E-03,    2.5000E+01, 350,     6.2500E+01, 3,        15,      0.97,    500,    2500\n\
 $Rx.Cmp = Zyx\n\
 2,  1,         5.0E-02,    5.0E-03,    1.0000E+01, -2400,   2.0000E+01, 5,        25,      0.93,    300,    1200\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn magnitude_and_milliradian_phase() {

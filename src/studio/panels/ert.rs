@@ -28,13 +28,15 @@ use crate::studio::job::Job;
 pub const SPEC: MethodSpec = crate::catalog::kit::methods::ERT;
 
 /// The Electrical resistivity (ERT) panel.
+#[derive(Default)]
 pub struct ErtPanel {
     view: MethodView,
     /// The time step shown.
     step: usize,
     /// The survey whose pseudosection is shown.
     pseudo_survey: usize,
-    /// Fade cells whose coverage is below 1e-3 of the maximum.
+    /// Fade cells whose coverage is below 1e-3 of the maximum (off by default, issue 24:
+    /// fading whitened most of each section; a toggle).
     coverage_mask: bool,
     /// The panel's edits (λ, time-lapse scheme), layered over the project's settings.
     edits: ErtEdits,
@@ -54,21 +56,6 @@ impl std::fmt::Debug for ErtPanel {
     }
 }
 
-impl Default for ErtPanel {
-    fn default() -> Self {
-        ErtPanel {
-            view: MethodView::default(),
-            step: 0,
-            pseudo_survey: 0,
-            // Off by default (issue 24: fading whitened most of each section); a toggle.
-            coverage_mask: false,
-            edits: ErtEdits::default(),
-            job: None,
-            local: None,
-            status: String::new(),
-        }
-    }
-}
 
 /// The model to show: the panel's own run, else the evaluated model, else the inversion.
 fn with_model<R>(
