@@ -66,7 +66,7 @@ pub const PRODUCTS: &[(&[&str], Requested)] = &[
             name: "climate data",
             producers: &["fetch_climate"],
             made_from: "no climate data were fetched",
-            no_tool: "fetch_climate is not available: no network source of climate data is configured in this version, and climate data are not read from the project's files",
+            no_tool: "no tool in this version fetches it: fetch_climate needs a network source of climate data and none is configured (climate data are not read from the project's files either)",
         },
     ),
     (

@@ -281,7 +281,7 @@ mod tests {
         let why: std::collections::BTreeMap<String, String> =
             shortfall_reasons(&ctx).into_iter().collect();
         assert!(
-            why["climate data"].contains("no network source of climate data is configured"),
+            why["climate data"].contains("a network source of climate data and none is configured"),
             "{why:?}"
         );
     }

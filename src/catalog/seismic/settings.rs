@@ -50,8 +50,9 @@ const ALIASES: &[(&str, &str)] = &[("lam", "lambda"), ("zWeight", "z_weight")];
 const TOP_LEVEL: &[&str] = &["lam", "lambda", "z_weight", "zWeight"];
 
 /// The tomography's settings as a project states them, under any of their names (seed 001,
-/// `seismic_inversion_params`): `seismic_params`, then — for a project with no ERT data,
-/// where they can mean only the tomography — top-level `lam`/`lambda`/`z_weight`, then
+/// `seismic_inversion_params`): `seismic_params`, then — for a project with no other
+/// inverting method's data, where they can mean only the tomography — top-level
+/// `lam`/`lambda`/`z_weight`, then
 /// `seismic_inversion_params`, which wins setting by setting. Spellings are read as ours
 /// (`lam` → `lambda`, `zWeight` → `z_weight`).
 pub fn inversion_settings(ctx: &RunContext) -> serde_json::Map<String, Value> {
@@ -73,7 +74,14 @@ pub fn inversion_settings(ctx: &RunContext) -> serde_json::Map<String, Value> {
     if let Some(Value::Object(m)) = ctx.config.get(SEISMIC_PARAMS) {
         take(m, None);
     }
-    if !ctx.has_input(keys::ERT_FILES) && !ctx.has_input(keys::ERT_FILE) {
+    // Top-level λ / z-weight mean the tomography only when no other inverting method's data
+    // are in the project (ERT, TDEM, MT, gravity/magnetics read their own keys).
+    let others = super::super::kit::methods::METHODS
+        .iter()
+        .filter(|m| !matches!(m.id, "seismic" | "gpr"))
+        .any(|m| ctx.has_input(m.main_role))
+        || ctx.has_input(keys::ERT_FILE);
+    if !others {
         take(&ctx.config, Some(TOP_LEVEL));
     }
     if let Some(Value::Object(m)) = ctx.config.get(keys::SEISMIC_INVERSION_PARAMS) {

@@ -179,6 +179,9 @@ fn the_tomography_settings_are_read_under_any_of_their_names() {
     // With ERT data in the project a top-level z_weight may be the ERT's: not taken.
     let c = ctx(json!({"z_weight": 0.5}), json!({keys::ERT_FILE: "a.dat"}));
     assert!(inversion_settings(&c).is_empty());
+    // Nor with another inverting method's data (TDEM here).
+    let c = ctx(json!({"lam": 5}), json!({keys::TDEM_FILE: "s.csv"}));
+    assert!(inversion_settings(&c).is_empty());
     // A misspelt setting is still refused under the tomography's key.
     let d = ctx(json!({"seismic_params": {"lamda": 5}}), json!({}));
     let e = inversion_params(&d).unwrap_err().to_string();

@@ -200,16 +200,32 @@ pub fn assess_models(
         notes_p.push(np);
     }
     let k = models.len().max(1) as f64;
+    // The oscillation check (methods::oscillation; the seismic and grav/mag evaluations have
+    // it too): a model fitted to the noise alternates between neighbours, whatever its χ².
+    // Of several time steps, the worst.
+    let oscillation = models
+        .iter()
+        .map(|m| crate::methods::oscillation::oscillation_component(0.10, m, neighbours))
+        .min_by(|a, b| {
+            a.score
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.score.unwrap_or(f64::INFINITY))
+        })
+        .unwrap_or_else(|| {
+            crate::methods::oscillation::oscillation_component(0.10, &[], neighbours)
+        });
     let components = vec![
         Component::data_fit(0.35, chi2),
-        Component::scored("smoothness", 0.20, s_sum / k, notes_s.join("; ")),
-        Component::scored("plausibility", 0.20, p_min, notes_p.join("; ")),
+        Component::scored("smoothness", 0.15, s_sum / k, notes_s.join("; ")),
+        Component::scored("plausibility", 0.15, p_min, notes_p.join("; ")),
         convergence(chi2_history, stop, 0.10),
         residual_component(0.15, patterns, &[]),
+        oscillation,
     ];
     let mut q = Quality::from_components(components, Some(chi2), threshold);
     q.require("plausibility", PLAUSIBILITY_PASS);
     q.require("residual_pattern", CHECK_PASS);
+    q.require("oscillation", CHECK_PASS);
     q
 }
 
@@ -362,6 +378,62 @@ mod tests {
     /// alternate ±1 datum by datum (no pattern); then the 4 data using electrode 0 are
     /// shifted by +3 errors: by hand s = √((58 + 16 + 4 + 4 + 16)/62) ≈ 1.26, the group's
     /// z = 3·√4/1.26 ≈ 4.8 (flagged) and bias e = 3/1.26 ≈ 2.4 > 1.75: the check fails.
+    #[test]
+    fn a_model_that_alternates_between_neighbours_fails_the_oscillation_check() {
+        // Issue 21: a check that does not come from the misfit. A 12 × 12 grid of cells with a
+        // good χ²: smooth (a ramp) passes, a checkerboard of 50 and 200 Ω·m (what a noise fit
+        // looks like) fails, named.
+        let idx = |i: usize, j: usize| i * 12 + j;
+        let mut nb = Vec::new();
+        for i in 0..12 {
+            for j in 0..12 {
+                if i + 1 < 12 {
+                    nb.push([idx(i, j), idx(i + 1, j)]);
+                }
+                if j + 1 < 12 {
+                    nb.push([idx(i, j), idx(i, j + 1)]);
+                }
+            }
+        }
+        let ramp: Vec<f64> = (0..144)
+            .map(|k| 50.0 + (k / 12) as f64 * 10.0 + (k % 12) as f64)
+            .collect();
+        let board: Vec<f64> = (0..144)
+            .map(|k| {
+                if (k / 12 + k % 12) % 2 == 0 {
+                    50.0
+                } else {
+                    200.0
+                }
+            })
+            .collect();
+        let assess = |m: &[f64]| {
+            assess_models(
+                1.0,
+                &[10.0, 2.0, 1.0],
+                StopReason::TargetReached,
+                &[m],
+                &nb,
+                (1.0, f64::INFINITY),
+                &[],
+                QUALITY_THRESHOLD,
+            )
+        };
+        let smooth = assess(&ramp);
+        assert!(
+            !smooth.failed_checks().contains(&"oscillation".to_string()),
+            "{:?}",
+            smooth.failed
+        );
+        let noisy = assess(&board);
+        assert!(!noisy.passed, "{}", noisy.sentence());
+        assert!(
+            noisy.failed_checks().contains(&"oscillation".to_string()),
+            "{:?}",
+            noisy.failed
+        );
+    }
+
     #[test]
     fn a_bad_electrode_is_a_residual_pattern() {
         let quads: Vec<Quadrupole> = (1..=4)

@@ -56,7 +56,6 @@ impl std::fmt::Debug for ErtPanel {
     }
 }
 
-
 /// The model to show: the panel's own run, else the evaluated model, else the inversion.
 fn with_model<R>(
     local: Option<&ErtModel>,
