@@ -3,7 +3,7 @@
 //! suggestion (a sentence, and another tool as data) — and a fixed note that a retry returns
 //! the same. A tool that could not look returns an error; the two never share a shape.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 /// The fixed note every absence carries. Never interpolated: nothing of the caller's is in it.
@@ -35,7 +35,9 @@ pub const ABSENCE_NOTE: &str = "The search ran and matched nothing. This is an a
 /// assert!(Absence::new("", ["the project folder".to_string()]).is_err());
 /// assert!(Absence::new("EDI files", Vec::<String>::new()).is_err());
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// It is serialised but never deserialised: reading one from JSON would go round `new`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Absence {
     /// What kind of thing was looked for — in the tool's words, never the caller's.
     looked_for: String,
@@ -52,7 +54,7 @@ pub struct Absence {
 }
 
 /// The other tool an absence suggests: its registered name and, optionally, why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TryInsteadTool {
     /// The tool's name, as registered (recorded as given, never looked up).
     pub tool: String,
