@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::kit::keys;
-use super::kit::methods::{METHODS, by_id};
+use super::kit::methods::{METHODS, MethodInfo, by_id};
 use super::kit::register_all;
 use crate::runtime::tool::RegistryError;
 use crate::runtime::{JsonProduct, Outputs, Project, Registry, RunContext, Tool};
@@ -14,11 +14,12 @@ use crate::runtime::{JsonProduct, Outputs, Project, Registry, RunContext, Tool};
 /// The methods this run actually produced a result for (read from the artifacts, not from the
 /// configuration: the configured list is what the user hoped for).
 pub fn available_methods(ctx: &RunContext) -> Vec<&'static str> {
-    METHODS
-        .iter()
-        .filter(|m| ctx.product(m.result).is_some())
-        .map(|m| m.prose)
-        .collect()
+    with_results(ctx).map(|m| m.prose).collect()
+}
+
+/// The methods with a result in this run, in `METHODS` order.
+fn with_results(ctx: &RunContext) -> impl Iterator<Item = &'static MethodInfo> + '_ {
+    METHODS.iter().filter(|m| ctx.product(m.result).is_some())
 }
 
 /// How methods can be combined, richest first (seed 001, `fusion_pattern`).
@@ -59,11 +60,7 @@ pub fn fusion_pattern(methods: &[&str]) -> Option<FusionPattern> {
 /// The method ids with a result in this run, plus `petrophysics` when a water-content
 /// conversion ran — what [`fusion_pattern`] reads.
 pub fn fusion_inputs(ctx: &RunContext) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = METHODS
-        .iter()
-        .filter(|m| ctx.product(m.result).is_some())
-        .map(|m| m.id)
-        .collect();
+    let mut out: Vec<&'static str> = with_results(ctx).map(|m| m.id).collect();
     if ctx.product(keys::WATER_CONTENT).is_some() {
         out.push("petrophysics");
     }
@@ -105,9 +102,8 @@ pub fn fusion_account(ctx: &RunContext) -> (Vec<String>, Vec<String>) {
                 .join(" and ")
         ));
     }
-    let alone: Vec<&str> = METHODS
-        .iter()
-        .filter(|m| ctx.product(m.result).is_some() && !mentioned.contains(&m.id))
+    let alone: Vec<&str> = with_results(ctx)
+        .filter(|m| !mentioned.contains(&m.id))
         .map(|m| m.prose)
         .collect();
     if available_methods(ctx).len() > 1 && !alone.is_empty() {

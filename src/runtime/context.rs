@@ -289,6 +289,14 @@ pub fn resolve_path(path: &Path, project_dir: &Path) -> PathBuf {
     direct
 }
 
+/// Whether `path` (which must exist) resolves, links followed, inside `folder`.
+pub fn is_inside(path: &Path, folder: &Path) -> bool {
+    path.canonicalize()
+        .ok()
+        .zip(folder.canonicalize().ok())
+        .is_some_and(|(p, f)| p.starts_with(f))
+}
+
 /// Whether a configuration key names an input role (a file or folder the user chose).
 pub fn is_input_role(key: &str) -> bool {
     key.ends_with("_file") || key.ends_with("_files") || key.ends_with("_dir")
@@ -437,12 +445,7 @@ impl RunContext {
         let Some(out) = &self.output_dir else {
             return Err("this run has no folder to hold a derived file".into());
         };
-        let inside = path
-            .canonicalize()
-            .ok()
-            .zip(out.canonicalize().ok())
-            .is_some_and(|(p, o)| p.starts_with(o));
-        if !inside {
+        if !is_inside(path, out) {
             return Err(format!(
                 "{} is not inside the run folder; only a derived file there may stand in for {key}",
                 path.display()

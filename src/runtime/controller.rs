@@ -751,7 +751,7 @@ fn recover_by_script(
             // the run folder (another script's output, a figure, the journal).
             if let Some(t) = &target
                 && t.exists()
-                && !inside(t, &own)
+                && !super::context::is_inside(t, &own)
             {
                 ctx.note(&format!(
                     "{head} A temporary script you approved named {} as its output, which is outside its own folder {}; it was not used, and the step was not run again.",
@@ -792,14 +792,6 @@ fn recover_by_script(
         )),
         super::offers::Offer::NotOffered(why) => ctx.note(&format!("{head} A temporary script could not be offered: {why}.")),
     }
-}
-
-/// Whether `path` (which exists) resolves inside `folder`.
-fn inside(path: &std::path::Path, folder: &std::path::Path) -> bool {
-    path.canonicalize()
-        .ok()
-        .zip(folder.canonicalize().ok())
-        .is_some_and(|(p, f)| p.starts_with(f))
 }
 
 /// How many of the model's choices may be refused in a row before the controller stops asking

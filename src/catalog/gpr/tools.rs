@@ -7,16 +7,16 @@ use super::*;
 /// Why a folder is not a GPR line (seed 001, `read_gpr_input`): a run processes one line, so
 /// the folder is refused naming the radar files it holds.
 pub(super) fn folder_refusal(dir: &std::path::Path) -> String {
-    const RADAR: &[&str] = &["dzt", "dt1", "rd3", "rd7", "sgy", "segy"];
+    use crate::methods::gpr::RADAR_EXTENSIONS;
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.path())
                 .filter(|p| {
                     p.is_file()
-                        && p.extension()
-                            .and_then(|e| e.to_str())
-                            .is_some_and(|e| RADAR.contains(&e.to_ascii_lowercase().as_str()))
+                        && p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                            RADAR_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())
+                        })
                 })
                 .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .collect()

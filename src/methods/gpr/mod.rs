@@ -95,10 +95,7 @@ fn beside_radar_file(path: &Path) -> bool {
     };
     entries.flatten().any(|e| {
         let p = e.path();
-        let radar = matches!(
-            ext_lower(&p).as_str(),
-            "dzt" | "dt1" | "rd3" | "rd7" | "sgy" | "segy"
-        );
+        let radar = RADAR_EXTENSIONS.contains(&ext_lower(&p).as_str());
         let other = p
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
@@ -110,6 +107,9 @@ fn beside_radar_file(path: &Path) -> bool {
                     .is_some_and(|pre| other.starts_with(&format!("{pre}_"))))
     })
 }
+
+/// The extensions of the radar data files themselves (not their headers or side files).
+pub const RADAR_EXTENSIONS: &[&str] = &["dzt", "dt1", "rd3", "rd7", "sgy", "segy"];
 
 /// Classify a path; `None` when it is clearly not a GPR file.
 pub fn file_kind(path: &Path) -> Option<GprFileKind> {
