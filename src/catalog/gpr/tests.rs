@@ -122,6 +122,14 @@ fn process_uses_the_header_permittivity_and_says_so() {
     assert!(md.contains("| # | Step | Applied | Chosen by | Parameters | What it did |"));
     assert!(md.contains("Left out, and why"), "{md}");
     assert!(md.contains("background removal"), "{md}");
+    // Issue 21: a depth from the header's εr (a value keyed into the instrument) fails the
+    // line's evaluation on the real file, and the report says why.
+    assert_eq!(r.evaluation.component("velocity_provenance"), Some(30.0));
+    assert!(!r.evaluation.passed, "{}", r.evaluation.sentence());
+    assert!(
+        md.contains("| velocity provenance | 30/100: from εr = 6 in the file header"),
+        "{md}"
+    );
 }
 
 /// A user velocity wins over the header; one outside 0.01–0.3 m/ns is refused with the

@@ -141,6 +141,12 @@ fn bushveld_loads_inverts_and_evaluates_with_maps_slices_and_exports() {
         md.contains(DEPTH_WARNING) && md.contains("| data_fit |"),
         "{md}"
     );
+    // Issue 21: the checks that do not come from the misfit (Gauss's-theorem mass against
+    // the model's, the anomaly centre against the residual's peak, the oscillation between
+    // neighbouring cells) are in the report on the real survey, not only on synthetics.
+    for name in ["gauss_mass", "anomaly_centre", "oscillation"] {
+        assert!(md.contains(&format!("| {name} |")), "{name} missing: {md}");
+    }
     assert!(ctx.warnings.iter().any(|w| w == DEPTH_WARNING));
     assert_eq!(ctx.steps[2].figures.len(), 1);
 }

@@ -82,6 +82,21 @@ fn cull_table_through_load_invert_evaluate() {
     let md = p.report_markdown().unwrap();
     assert!(md.contains("| Error floor on abs(Z) | 0 % |"), "{md}");
     assert!(md.contains("| plausibility |"), "{md}");
+    // Issue 21: the checks that do not come from the misfit are scored on the real sounding
+    // and their numbers are in the report: the residuals by period band (runs of same sign),
+    // the static shift, and a DOI bounded by the Bostick depth of the longest fitted period.
+    assert!(
+        ev.sites[0].quality.component("residual_pattern").is_some(),
+        "residual_pattern not scored"
+    );
+    // One curve and no shift estimate: the static-shift check is in the table, unscored,
+    // and says why (it is not silently dropped).
+    assert!(ev.sites[0].quality.component("static_shift").is_none());
+    for name in ["residual_pattern", "static_shift"] {
+        assert!(md.contains(&format!("| {name} |")), "{name} missing: {md}");
+    }
+    assert!(md.contains("along the period"), "{md}");
+    assert!(md.contains("depth of investigation ≈"), "{md}");
     // A table carries no tensor: the dimensionality component says so, unscored.
     assert!(
         md.contains("| dimensionality | 0 | unscored | not assessable"),

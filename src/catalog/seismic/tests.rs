@@ -107,6 +107,22 @@ fn koenigsee_through_the_tools() {
         .unwrap();
     assert!((0.0..=100.0).contains(&q));
     assert!(s.contains(&format!("Quality {q:.0}/100")), "{s}");
+    // Issue 21: the checks that do not come from the misfit are scored on the real line and
+    // their numbers are in the report (the residuals by shot and by offset, the ray coverage
+    // of the interpreted zone, the oscillation between neighbouring cells).
+    let md = ctx
+        .product(keys::SEISMIC_EVALUATION)
+        .unwrap()
+        .report_markdown()
+        .unwrap();
+    for name in ["residual_pattern", "coverage", "oscillation"] {
+        assert!(
+            v.evaluation.quality.component(name).is_some(),
+            "{name} not scored"
+        );
+        assert!(md.contains(&format!("| {name} |")), "{name} missing: {md}");
+    }
+    assert!(md.contains("by shot") && md.contains("by offset"), "{md}");
 
     let (s, figs) = keep(&mut ctx, extract_seismic_interfaces);
     eprintln!("{s}");
