@@ -82,9 +82,9 @@ fn cull_table_through_load_invert_evaluate() {
     let md = p.report_markdown().unwrap();
     assert!(md.contains("| Error floor on abs(Z) | 0 % |"), "{md}");
     assert!(md.contains("| plausibility |"), "{md}");
-    // Issue 21: the checks that do not come from the misfit are scored on the real sounding
-    // and their numbers are in the report: the residuals by period band (runs of same sign),
-    // the static shift, and a DOI bounded by the Bostick depth of the longest fitted period.
+    // Issue 21: the checks that do not come from the misfit are in the report on the real
+    // sounding: the residuals by period band (runs of same sign, scored), the static shift
+    // (listed), and a DOI bounded by the Bostick depth of the longest fitted period.
     assert!(
         ev.sites[0].quality.component("residual_pattern").is_some(),
         "residual_pattern not scored"
