@@ -9,12 +9,13 @@
 //! The model passes when the overall score reaches the threshold, the data fit reaches
 //! [`quality::FIT_PASS`], every scored check reaches [`CHECK_PASS`], and the data hold an
 //! anomaly above their noise (a zero model that fits the data within their errors is "nothing
-//! found", not a model to interpret). Every failed rule is named in the summary.
+//! found", not a model to interpret) strongly enough that the model's depth and mass come from
+//! the data ([`super::inversion::WEAK_SIGNAL_RATIO`]). Every failed rule is named in the summary.
 
 use serde::{Deserialize, Serialize};
 
 use super::checks::{CHECK_PASS, GravMagChecks};
-use super::inversion::{BetaOutcome, DEPTH_WARNING, GravMagInversion};
+use super::inversion::{BetaOutcome, DEPTH_WARNING, GravMagInversion, weak_signal_warning};
 use crate::methods::quality::{self, Component, Quality};
 
 /// The verdict (module docs).
@@ -129,6 +130,9 @@ fn failed_rules(inv: &GravMagInversion, q: &Quality) -> Vec<String> {
     let mut out = Vec::new();
     if inv.beta_search.outcome == BetaOutcome::DataWithinNoise {
         out.push(format!("signal_above_noise: {}", inv.beta_search.note));
+    }
+    if let Some(w) = weak_signal_warning(&inv.beta_search) {
+        out.push(format!("signal_strength: {w}"));
     }
     for c in &q.components {
         let Some(s) = c.score else { continue };

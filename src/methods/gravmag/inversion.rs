@@ -167,6 +167,34 @@ pub struct BetaSearch {
     pub solves: usize,
     /// One sentence.
     pub note: String,
+    /// χ² of the zero model (after any joint trend): how far the data stand above their noise.
+    #[serde(default)]
+    pub zero_model_chi2: Option<f64>,
+}
+
+/// Below this zero-model χ² (as a multiple of the target) the anomaly carries less than half
+/// the noise's energy, `Σ(d/σ)² − N < N/2`: a model that fits to χ² ≈ N explains so little that
+/// its depth and mass come from the regularisation, not the data (on the bundled example at
+/// 0.01 mGal noise the zero model fitted to 1.1 N and the body came out 25 m too deep with
+/// half its mass). [`weak_signal_warning`] says so and the evaluation fails on it.
+pub const WEAK_SIGNAL_RATIO: f64 = 1.5;
+
+/// The warning for a weak anomaly ([`WEAK_SIGNAL_RATIO`]), or `None`.
+pub fn weak_signal_warning(search: &BetaSearch) -> Option<String> {
+    let chi2_zero = search.zero_model_chi2?;
+    let target = search.target_chi2;
+    (search.outcome != BetaOutcome::DataWithinNoise && chi2_zero < WEAK_SIGNAL_RATIO * target).then(
+        || {
+            format!(
+                "weak anomaly: the zero model already fits to χ² {chi2_zero:.2} against the target \
+                 {target} (the anomaly carries {:.0} % of the noise energy): the model's depth and \
+                 excess mass are set by the regularisation, not by the data; only its horizontal \
+                 position is a result. More precise readings or more stations are needed to \
+                 answer depth",
+                100.0 * (chi2_zero / target - 1.0).max(0.0)
+            )
+        },
+    )
 }
 
 /// Where the time went, s.
@@ -1006,6 +1034,7 @@ pub fn invert_gravmag(
     };
 
     report(0.85, "searching β");
+    let zero_model_chi2 = ds.chi2_zero_model();
     let t_solves = Instant::now();
     let (best, beta, records, outcome, note) = {
         let mut inner = |f: f64, s: &str| report(0.85 + 0.15 * f, s);
@@ -1046,6 +1075,15 @@ pub fn invert_gravmag(
         data.component.model_unit()
     ));
     let rrms_percent = rrms_percent(&best.predicted, data.values, &sd);
+    let beta_search = BetaSearch {
+        outcome,
+        target_chi2: options.target_chi2,
+        tolerance: options.chi2_tolerance,
+        solves: records.len(),
+        note,
+        zero_model_chi2: Some(zero_model_chi2),
+    };
+    warnings.extend(weak_signal_warning(&beta_search));
     Ok(GravMagInversion {
         component: data.component,
         n_data: n,
@@ -1053,13 +1091,7 @@ pub fn invert_gravmag(
         mesh: mesh.clone(),
         chi2: best.chi2,
         chi2_history: records.iter().map(|r| r.chi2).collect(),
-        beta_search: BetaSearch {
-            outcome,
-            target_chi2: options.target_chi2,
-            tolerance: options.chi2_tolerance,
-            solves: records.len(),
-            note,
-        },
+        beta_search,
         iterations: records.len(),
         iteration_records: records,
         lambda: beta,

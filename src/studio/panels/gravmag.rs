@@ -886,7 +886,10 @@ mod tests {
             .unwrap();
         assert_eq!(ok["settings"]["trend_degree"], 2);
         // The project's floor survives the merge.
-        assert_eq!(ok["settings"]["error_floor_mgal"], 0.01);
+        assert_eq!(
+            ok["settings"]["error_floor_mgal"],
+            crate::example::gravmag::NOISE_MGAL
+        );
         let e = p
             .apply("fly", &json!({}), &mut shared, &window)
             .unwrap_err();
