@@ -122,3 +122,63 @@ fn bedrock_dipping_the_other_way() {
         "the bedrock falls along the line: slope {slope}"
     );
 }
+
+/// The three truths above, as their tests write them.
+fn the_three_truths() -> Vec<(&'static str, Truth)> {
+    let d = Truth::default();
+    vec![
+        (
+            "shallow water table, shrinking plume at x 62 m",
+            Truth {
+                water_table_depth_m: 2.0,
+                plume: Plume {
+                    x_m: 62.0,
+                    depth_m: 6.5,
+                    radius_m: [5.5, 4.5, 3.5, 2.5],
+                    ..d.plume.clone()
+                },
+                ..d.clone()
+            },
+        ),
+        (
+            "deep water table",
+            Truth {
+                water_table_depth_m: 8.0,
+                ..d.clone()
+            },
+        ),
+        (
+            "bedrock dipping the other way",
+            Truth {
+                bedrock: (12.0, -0.05),
+                ..d
+            },
+        ),
+    ]
+}
+
+/// Issue 21 acceptance: "the three example truths of the answers issue (make-example --truth)
+/// pass their evaluations too". Every method's evaluation product in `result.json`
+/// (ERT `evaluation_results`, `seismic_evaluation`, `tdem_evaluation`, `mt_evaluation`,
+/// `gravmag_evaluation`, GPR `gpr_results`) is present and passed, on each truth.
+#[test]
+fn every_truth_passes_every_methods_evaluation() {
+    const EVALUATIONS: [&str; 6] = [
+        "evaluation_results",
+        "seismic_evaluation",
+        "tdem_evaluation",
+        "mt_evaluation",
+        "gravmag_evaluation",
+        "gpr_results",
+    ];
+    for (name, truth) in the_three_truths() {
+        let tmp = tempfile::tempdir().unwrap();
+        let r = run_truth(&truth, tmp.path());
+        assert_eq!(r["status"], "success", "{name}: {}", r["status"]);
+        for key in EVALUATIONS {
+            let e = &r["products"][key];
+            eprintln!("{name}: {key}: {} {}", e["passed"], e["quality_score"]);
+            assert_eq!(e["passed"], true, "{name}: {key} did not pass: {e}");
+        }
+    }
+}

@@ -25,7 +25,7 @@ use super::inversion::{
     DataSet, Discretisation, GnProblem, GnSettings, InversionError, InversionParams,
     InversionResult, IterationRecord, ModelSection, Observed, Progress, Regularisation, StopReason,
     Transform, ValueKind, chi2, coverage, discretise, gauss_newton, invert_on, log_response,
-    median, normal_matrix, observed_rhoa, pcg, prepare_data, rrms_percent,
+    median, normal_matrix, observed_rhoa, pcg, prepare_data, rrms_percent, shorter_tau,
 };
 use super::mesh::Interface;
 use super::survey::{Quadrupole, Survey};
@@ -1017,8 +1017,23 @@ fn simultaneous(
         if let Some((f1, j1)) = full {
             phi1 = objective(&f1, &m1);
             if phi1.is_finite() && phi1 <= phi0 + 1e-4 * slope {
-                jac_cur = Some(j1);
-                accepted = Some((1.0, m1, f1));
+                // As in the single-survey Gauss–Newton: a full step far short of its
+                // quadratic model's promise is compared with the parabola's step.
+                let shorter = shorter_tau(phi0, slope, phi1).and_then(|tau| {
+                    let mt = at(tau);
+                    let ft: Vec<Vec<f64>> = mt
+                        .iter()
+                        .map(|m| log_response(&disc.op, &rho_of(m)).ok())
+                        .collect::<Option<_>>()?;
+                    let phit = objective(&ft, &mt);
+                    (phit < phi1).then_some((tau, mt, ft))
+                });
+                if shorter.is_some() {
+                    accepted = shorter;
+                } else {
+                    jac_cur = Some(j1);
+                    accepted = Some((1.0, m1, f1));
+                }
             }
         }
         if accepted.is_none() {
