@@ -10,18 +10,8 @@ use egui_kittest::Harness;
 use hydrogeo_studio::runtime::Registry;
 use hydrogeo_studio::runtime::events::{Event, RouteStep};
 use hydrogeo_studio::runtime::step::StepStatus;
-use hydrogeo_studio::studio::app::Picker;
+use hydrogeo_studio::studio::app::NoPicker;
 use hydrogeo_studio::studio::{StudioApp, StudioConfig};
-
-struct NoPicker;
-impl Picker for NoPicker {
-    fn pick_project(&self) -> Option<PathBuf> {
-        None
-    }
-    fn pick_files(&self) -> Option<Vec<PathBuf>> {
-        None
-    }
-}
 
 fn app(dir: &std::path::Path) -> StudioApp {
     std::fs::write(

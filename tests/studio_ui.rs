@@ -14,21 +14,11 @@ use egui_kittest::kittest::Queryable;
 use hydrogeo_studio::runtime::decide::{Decide, Decision, ScriptedDecider};
 use hydrogeo_studio::runtime::events::Event;
 use hydrogeo_studio::runtime::{JsonProduct, Outputs, Registry, RunContext, StepStatus, Tool};
-use hydrogeo_studio::studio::app::{DeciderMaker, Picker};
+use hydrogeo_studio::studio::app::{DeciderMaker, NoPicker};
 use hydrogeo_studio::studio::{StudioApp, StudioConfig};
 use serde_json::Value;
 
 mod support;
-
-struct NoPicker;
-impl Picker for NoPicker {
-    fn pick_project(&self) -> Option<PathBuf> {
-        None
-    }
-    fn pick_files(&self) -> Option<Vec<PathBuf>> {
-        None
-    }
-}
 
 fn tool(name: &str, requires: &[&str], produces: &'static str, sleep_ms: u64) -> Tool {
     let label = format!("Step {name}");

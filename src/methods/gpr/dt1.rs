@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 
 use ndarray::{Array2, ShapeBuilder};
 
-use super::bin::Bytes;
 use super::line::{GprFormat, GprLine, SurveyKind};
 use crate::methods::io::{ReadError, parse_f64, read_bytes, read_text};
+use crate::methods::shared::bytes::Bytes;
 
 /// Bytes of the per-trace header.
 pub const TRACE_HEADER_BYTES: usize = 128;
@@ -164,9 +164,9 @@ pub fn parse_dt1(
         ));
     }
     let mut notes = Vec::new();
-    let b = Bytes::new(bytes);
+    let b = Bytes::le(bytes);
     let mut n_pts = hd_pts as usize;
-    let mut bytes_per_point = match b.f32_le(20) {
+    let mut bytes_per_point = match b.f32(20) {
         Some(4.0) => 4usize,
         _ => 2usize,
     };
@@ -174,7 +174,7 @@ pub fn parse_dt1(
     if !bytes.is_empty() && !bytes.len().is_multiple_of(record(n_pts, bytes_per_point)) {
         // The first trace header may know better (a hand-edited HD).
         if let Some(th) = b
-            .f32_le(8)
+            .f32(8)
             .filter(|v| *v >= 1.0 && *v <= 1.0e6 && v.fract() == 0.0)
         {
             let th = th as usize;
@@ -228,8 +228,8 @@ pub fn parse_dt1(
     let mut topography = Vec::with_capacity(n_traces);
     for (j, mut trace) in data.columns_mut().into_iter().enumerate() {
         let start = j * rec;
-        positions.push(b.f32_le(start + 4).map_or(f64::NAN, f64::from) * unit_factor);
-        topography.push(b.f32_le(start + 12).map_or(f64::NAN, f64::from));
+        positions.push(b.f32(start + 4).map_or(f64::NAN, f64::from) * unit_factor);
+        topography.push(b.f32(start + 12).map_or(f64::NAN, f64::from));
         // In bounds: j < n_traces = bytes.len() / rec.
         let raw = &bytes[start + TRACE_HEADER_BYTES..start + rec];
         if bytes_per_point == 2 {
@@ -287,7 +287,7 @@ pub fn parse_dt1(
         header.insert("date".into(), d.clone().into());
     }
     let trace0: Vec<f64> = (0..32)
-        .map(|k| b.f32_le(4 * k).map_or(f64::NAN, f64::from))
+        .map(|k| b.f32(4 * k).map_or(f64::NAN, f64::from))
         .collect();
     header.insert(
         "trace0_header_floats".into(),

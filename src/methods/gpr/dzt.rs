@@ -36,9 +36,9 @@ use std::path::Path;
 use ndarray::{Array2, ShapeBuilder};
 use serde::{Deserialize, Serialize};
 
-use super::bin::{Bytes, bad_field};
 use super::line::{GprFormat, GprLine, SurveyKind};
 use crate::methods::io::{ReadError, read_bytes};
+use crate::methods::shared::bytes::{Bytes, bad_field};
 
 /// Size of one channel's header block.
 pub const MIN_HEADER_BYTES: usize = 1024;
@@ -108,7 +108,7 @@ pub fn decode_date(field: u32) -> Option<String> {
 
 /// Read the header of a DZT held in `bytes`.
 pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<DztHeader, ReadError> {
-    let b = Bytes::new(bytes);
+    let b = Bytes::le(bytes);
     if bytes.len() < MIN_HEADER_BYTES {
         return Err(ReadError::malformed(
             path,
@@ -118,8 +118,8 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<DztHeader, ReadError> {
         ));
     }
     // The length check above guarantees every fixed offset below 1024 is readable.
-    let u16f = |at: usize| b.u16_le(at).unwrap_or(0);
-    let f32f = |at: usize| b.f32_le(at).unwrap_or(0.0);
+    let u16f = |at: usize| b.u16(at).unwrap_or(0);
+    let f32f = |at: usize| b.f32(at).unwrap_or(0.0);
     let rh_nsamp = u16f(4);
     let rh_bits = u16f(6);
     let rh_data = u16f(2);
@@ -167,15 +167,15 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<DztHeader, ReadError> {
         rh_data,
         rh_nsamp,
         rh_bits,
-        rh_zero: b.i16_le(8).unwrap_or(0),
+        rh_zero: b.i16(8).unwrap_or(0),
         rhf_sps: f32f(10),
         rhf_spm: f32f(14),
         rhf_mpm: f32f(18),
         rhf_position: f32f(22),
         rhf_range,
         rh_npass: u16f(30),
-        created: decode_date(b.u32_le(32).unwrap_or(0)),
-        modified: decode_date(b.u32_le(36).unwrap_or(0)),
+        created: decode_date(b.u32(32).unwrap_or(0)),
+        modified: decode_date(b.u32(36).unwrap_or(0)),
         rh_nchan,
         rhf_epsr: f32f(54),
         rhf_top: f32f(58),
@@ -653,7 +653,7 @@ mod tests {
         let e = parse_dzt(Path::new("bad.dzt"), &b, 0).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "bad.dzt, line 0: expected bits per sample (rh_bits) of 8, 16 or 32, found \"12 at byte offset 6\""
+            "bad.dzt, line 0: expected bits per sample (rh_bits) of 8, 16 or 32, found \"12 at byte 6\""
         );
         b[6..8].copy_from_slice(&16u16.to_le_bytes());
         b[26..30].copy_from_slice(&(-1.0f32).to_le_bytes());

@@ -21,7 +21,6 @@
 use std::path::Path;
 
 pub mod bandpass;
-mod bin;
 pub mod depth;
 pub mod dt1;
 pub mod dzt;

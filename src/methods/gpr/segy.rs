@@ -23,9 +23,9 @@ use std::path::Path;
 
 use ndarray::{Array2, ShapeBuilder};
 
-use super::bin::{Bytes, bad_field};
 use super::line::{GprFormat, GprLine, SurveyKind};
 use crate::methods::io::{ReadError, read_bytes};
+use crate::methods::shared::bytes::{Bytes, bad_field};
 
 /// Options for [`read_segy`].
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -34,94 +34,13 @@ pub struct SegyOptions {
     pub sample_interval_ns: Option<f64>,
 }
 
-use crate::methods::shared::segy::ebcdic_to_ascii;
 pub use crate::methods::shared::segy::ibm_to_f64;
-
-/// The textual header as 40 lines of 80 characters (EBCDIC decoded when it is EBCDIC).
-fn textual_header(raw: &[u8]) -> (String, bool) {
-    let ebcdic =
-        raw.first() == Some(&0xC3) || raw.iter().filter(|b| **b >= 0x80).count() > raw.len() / 4;
-    let text: String = if ebcdic {
-        raw.iter().map(|&b| ebcdic_to_ascii(b)).collect()
-    } else {
-        raw.iter()
-            .map(|&b| {
-                if (0x20..0x7f).contains(&b) {
-                    b as char
-                } else {
-                    ' '
-                }
-            })
-            .collect()
-    };
-    let lines: Vec<String> = text
-        .as_bytes()
-        .chunks(80)
-        .map(|c| String::from_utf8_lossy(c).trim_end().to_string())
-        .collect();
-    (lines.join("\n").trim_end().to_string(), ebcdic)
-}
+use crate::methods::shared::segy::{format_info, sample, textual_header};
 
 /// Read a SEG-Y file as a radar line.
 pub fn read_segy(path: &Path, options: SegyOptions) -> Result<GprLine, ReadError> {
     let bytes = read_bytes(path)?;
     parse_segy(path, &bytes, options)
-}
-
-/// Endian-aware field access.
-struct Reader<'a> {
-    b: Bytes<'a>,
-    big: bool,
-}
-
-impl Reader<'_> {
-    fn u16(&self, at: usize) -> Option<u16> {
-        if self.big {
-            self.b.u16_be(at)
-        } else {
-            self.b.u16_le(at)
-        }
-    }
-    fn i16(&self, at: usize) -> Option<i16> {
-        if self.big {
-            self.b.i16_be(at)
-        } else {
-            self.b.i16_le(at)
-        }
-    }
-    fn i32(&self, at: usize) -> Option<i32> {
-        if self.big {
-            self.b.i32_be(at)
-        } else {
-            self.b.u32_le(at).map(|v| v as i32)
-        }
-    }
-    fn u32(&self, at: usize) -> Option<u32> {
-        if self.big {
-            self.b.u32_be(at)
-        } else {
-            self.b.u32_le(at)
-        }
-    }
-    fn f64(&self, at: usize) -> Option<f64> {
-        if self.big {
-            self.b.f64_be(at)
-        } else {
-            let lo = self.b.u32_le(at)? as u64;
-            let hi = self.b.u32_le(at + 4)? as u64;
-            Some(f64::from_bits(lo | (hi << 32)))
-        }
-    }
-}
-
-fn bytes_per_sample(code: u16) -> Option<usize> {
-    match code {
-        1 | 2 | 5 => Some(4),
-        3 => Some(2),
-        6 => Some(8),
-        8 => Some(1),
-        _ => None,
-    }
 }
 
 /// Parse SEG-Y bytes (module docs).
@@ -137,41 +56,38 @@ pub fn parse_segy(path: &Path, bytes: &[u8], options: SegyOptions) -> Result<Gpr
             format!("{} bytes", bytes.len()),
         ));
     }
-    let b = Bytes::new(bytes);
+    let b = Bytes::be(bytes);
     let mut notes = Vec::new();
     // Byte order: the rev-2 constant, else the format code that makes sense.
-    let order_const = b.u32_be(3296);
-    let code_be = b.u16_be(3224).unwrap_or(0);
-    let code_le = b.u16_le(3224).unwrap_or(0);
+    let order_const = b.u32(3296);
+    let code_be = b.u16(3224).unwrap_or(0);
+    let code_le = b.with_big_endian(false).u16(3224).unwrap_or(0);
     let big = match order_const {
         Some(0x0102_0304) => true,
         Some(0x0403_0201) => false,
         _ => {
-            if bytes_per_sample(code_be).is_some() {
+            if format_info(code_be).is_some() {
                 true
-            } else if bytes_per_sample(code_le).is_some() {
+            } else if format_info(code_le).is_some() {
                 notes.push("the binary header reads as little-endian (non-standard; inferred from the sample format code)".to_string());
                 false
             } else {
                 return Err(bad_field(
                     path,
                     3224,
-                    "a sample format code of 1, 2, 3, 5, 6 or 8 (bytes 3225–3226)",
+                    "a sample format code of 1, 2, 3, 5, 6, 8, 9, 10, 11, 12 or 16 (bytes 3225–3226)",
                     code_be,
                 ));
             }
         }
     };
-    let r = Reader {
-        b: Bytes::new(bytes),
-        big,
-    };
+    let r = b.with_big_endian(big);
     let code = r.u16(3224).unwrap_or(0);
-    let Some(bps) = bytes_per_sample(code) else {
+    let Some((bps, _)) = format_info(code) else {
         return Err(bad_field(
             path,
             3224,
-            "a sample format code of 1, 2, 3, 5, 6 or 8 (bytes 3225–3226)",
+            "a sample format code of 1, 2, 3, 5, 6, 8, 9, 10, 11, 12 or 16 (bytes 3225–3226)",
             code,
         ));
     };
@@ -274,11 +190,10 @@ pub fn parse_segy(path: &Path, bytes: &[u8], options: SegyOptions) -> Result<Gpr
         } else {
             [sx, sy]
         });
-        // In bounds: j < n_traces = body.len() / rec.
-        let raw = &body[j * rec + TRACE_HEADER..(j + 1) * rec];
+        // In bounds: j < n_traces = body.len() / rec (and `sample` is checked anyway).
+        let start = first_trace + j * rec + TRACE_HEADER;
         for (k, v) in tr.iter_mut().enumerate() {
-            let c = &raw[k * bps..(k + 1) * bps];
-            *v = decode(code, c, big);
+            *v = sample(r, start + k * bps, code);
         }
     }
     let moving = xy.windows(2).any(|w| w[0] != w[1]);
@@ -334,39 +249,6 @@ pub fn parse_segy(path: &Path, bytes: &[u8], options: SegyOptions) -> Result<Gpr
         header,
         notes,
     })
-}
-
-fn decode(code: u16, c: &[u8], big: bool) -> f64 {
-    let u32v = |c: &[u8]| {
-        let a = [c[0], c[1], c[2], c[3]];
-        if big {
-            u32::from_be_bytes(a)
-        } else {
-            u32::from_le_bytes(a)
-        }
-    };
-    match code {
-        1 => ibm_to_f64(u32v(c)),
-        2 => u32v(c) as i32 as f64,
-        3 => {
-            let a = [c[0], c[1]];
-            (if big {
-                i16::from_be_bytes(a)
-            } else {
-                i16::from_le_bytes(a)
-            }) as f64
-        }
-        5 => f32::from_bits(u32v(c)) as f64,
-        6 => {
-            let a: [u8; 8] = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
-            if big {
-                f64::from_be_bytes(a)
-            } else {
-                f64::from_le_bytes(a)
-            }
-        }
-        _ => c[0] as i8 as f64,
-    }
 }
 
 #[cfg(test)]

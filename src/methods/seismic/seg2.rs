@@ -24,8 +24,9 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::gather::{Bytes, ShotGather};
+use super::gather::ShotGather;
 use crate::methods::io::{ReadError, read_bytes};
+use crate::methods::shared::bytes::{Bytes, bad_field};
 
 /// Whether `bytes` start like a SEG-2 file (block id `0x3A55` in either byte order,
 /// revision 1).
@@ -47,21 +48,6 @@ pub fn is_seg2(bytes: &[u8]) -> bool {
 pub fn read_seg2(path: &Path) -> Result<ShotGather, ReadError> {
     let bytes = read_bytes(path)?;
     parse_seg2(path, &bytes)
-}
-
-/// An error at a byte offset of a binary file.
-fn at(
-    path: &Path,
-    offset: usize,
-    expected: impl Into<String>,
-    found: impl AsRef<str>,
-) -> ReadError {
-    ReadError::malformed(
-        path,
-        0,
-        expected,
-        format!("{} at byte {offset}", found.as_ref()),
-    )
 }
 
 /// The free-format strings starting at `off`, up to `end`, as `KEYWORD → value`.
@@ -108,7 +94,7 @@ pub fn parse_seg2(path: &Path, bytes: &[u8]) -> Result<ShotGather, ReadError> {
             .map(|b| format!("{b:02x}"))
             .collect::<Vec<_>>()
             .join(" ");
-        return Err(at(
+        return Err(bad_field(
             path,
             0,
             "the SEG-2 block id 55 3a (or 3a 55) and revision 1",
@@ -127,10 +113,15 @@ pub fn parse_seg2(path: &Path, bytes: &[u8]) -> Result<ShotGather, ReadError> {
         .map(<[u8]>::to_vec)
         .unwrap_or_else(|| vec![0]);
     if n == 0 {
-        return Err(at(path, 6, "at least one trace", "a trace count of 0"));
+        return Err(bad_field(
+            path,
+            6,
+            "at least one trace",
+            "a trace count of 0",
+        ));
     }
     if 4 * n > m {
-        return Err(at(
+        return Err(bad_field(
             path,
             4,
             format!("a trace-pointer block of at least {} bytes", 4 * n),
@@ -141,7 +132,7 @@ pub fn parse_seg2(path: &Path, bytes: &[u8]) -> Result<ShotGather, ReadError> {
         .map(|i| {
             r.u32(32 + 4 * i)
                 .map(|p| p as usize)
-                .ok_or_else(|| at(path, 32 + 4 * i, "a trace pointer", "end of file"))
+                .ok_or_else(|| bad_field(path, 32 + 4 * i, "a trace pointer", "end of file"))
         })
         .collect::<Result<_, _>>()?;
     let first_trace = pointers
@@ -162,7 +153,7 @@ pub fn parse_seg2(path: &Path, bytes: &[u8]) -> Result<ShotGather, ReadError> {
     let mut sample_format = String::new();
     for (k, &p) in pointers.iter().enumerate() {
         if r.u16(p) != Some(0x4422) {
-            return Err(at(
+            return Err(bad_field(
                 path,
                 p,
                 format!("the trace descriptor id 0x4422 of trace {}", k + 1),
@@ -172,11 +163,11 @@ pub fn parse_seg2(path: &Path, bytes: &[u8]) -> Result<ShotGather, ReadError> {
         let size = r
             .u16(p + 2)
             .map(usize::from)
-            .ok_or_else(|| at(path, p + 2, "a block size", "end of file"))?;
+            .ok_or_else(|| bad_field(path, p + 2, "a block size", "end of file"))?;
         let ns = r
             .u32(p + 8)
             .map(|v| v as usize)
-            .ok_or_else(|| at(path, p + 8, "a sample count", "end of file"))?;
+            .ok_or_else(|| bad_field(path, p + 8, "a sample count", "end of file"))?;
         let code = r.u8(p + 12).unwrap_or(0);
         let s = strings(r, p + 32, (p + size).min(bytes.len()), &term);
         let data_at = p + size;
@@ -187,7 +178,7 @@ pub fn parse_seg2(path: &Path, bytes: &[u8]) -> Result<ShotGather, ReadError> {
             4 => (4.0, "float32"),
             5 => (8.0, "float64"),
             other => {
-                return Err(at(
+                return Err(bad_field(
                     path,
                     p + 12,
                     "a data format code 1–5",
@@ -196,7 +187,7 @@ pub fn parse_seg2(path: &Path, bytes: &[u8]) -> Result<ShotGather, ReadError> {
             }
         };
         if code == 3 && ns % 4 != 0 {
-            return Err(at(
+            return Err(bad_field(
                 path,
                 p + 8,
                 "a sample count divisible by 4 (format code 3)",
@@ -205,7 +196,7 @@ pub fn parse_seg2(path: &Path, bytes: &[u8]) -> Result<ShotGather, ReadError> {
         }
         let need = (ns as f64 * width).ceil() as usize;
         if r.slice(data_at, need).is_none() {
-            return Err(at(
+            return Err(bad_field(
                 path,
                 data_at,
                 format!("{ns} samples ({need} bytes) of trace {}", k + 1),

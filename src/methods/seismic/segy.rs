@@ -28,8 +28,9 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::gather::{Bytes, ShotGather};
+use super::gather::ShotGather;
 use crate::methods::io::{ReadError, read_bytes};
+use crate::methods::shared::bytes::{Bytes, bad_field};
 
 /// A SEG-Y file: its shots and what the file-level headers say.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -57,71 +58,8 @@ pub enum SampleFormat {
     Ibm,
 }
 
-use crate::methods::shared::segy::ebcdic_to_ascii;
 pub use crate::methods::shared::segy::{f64_to_ibm, ibm_to_f64};
-
-/// The textual header as ASCII lines (EBCDIC detected by its space 0x40 and letters ≥ 0x80).
-fn decode_textual(t: &[u8]) -> (String, bool) {
-    let ebcdic_like = t.iter().filter(|&&c| c == 0x40 || c >= 0x80).count();
-    let ascii_like = t
-        .iter()
-        .filter(|&&c| c == b' ' || c.is_ascii_alphanumeric())
-        .count();
-    let ebcdic = ebcdic_like > ascii_like;
-    let chars: String = t
-        .iter()
-        .map(|&c| {
-            if ebcdic {
-                ebcdic_to_ascii(c)
-            } else if c.is_ascii_graphic() {
-                c as char
-            } else {
-                ' '
-            }
-        })
-        .collect();
-    let lines: Vec<String> = chars
-        .as_bytes()
-        .chunks(80)
-        .map(|l| String::from_utf8_lossy(l).trim_end().to_string())
-        .collect();
-    (lines.join("\n"), ebcdic)
-}
-
-/// Bytes per sample and name of a format code.
-fn format_info(code: u16) -> Option<(usize, &'static str)> {
-    Some(match code {
-        1 => (4, "IBM float32"),
-        2 => (4, "int32"),
-        3 => (2, "int16"),
-        5 => (4, "IEEE float32"),
-        6 => (8, "IEEE float64"),
-        8 => (1, "int8"),
-        9 => (8, "int64"),
-        10 => (4, "uint32"),
-        11 => (2, "uint16"),
-        12 => (8, "uint64"),
-        16 => (1, "uint8"),
-        _ => return None,
-    })
-}
-
-fn sample(r: Bytes, off: usize, code: u16) -> f64 {
-    match code {
-        1 => r.u32(off).map_or(0.0, ibm_to_f64),
-        2 => r.i32(off).map_or(0.0, f64::from),
-        3 => r.i16(off).map_or(0.0, f64::from),
-        5 => r.f32(off).map_or(0.0, f64::from),
-        6 => r.f64(off).unwrap_or(0.0),
-        8 => r.u8(off).map_or(0.0, |v| f64::from(v as i8)),
-        9 => r.i64(off).map_or(0.0, |v| v as f64),
-        10 => r.u32(off).map_or(0.0, f64::from),
-        11 => r.u16(off).map_or(0.0, f64::from),
-        12 => r.u64(off).map_or(0.0, |v| v as f64),
-        16 => r.u8(off).map_or(0.0, f64::from),
-        _ => 0.0,
-    }
-}
+use crate::methods::shared::segy::{format_info, sample, textual_header};
 
 /// Whether a binary header read with this byte order looks like SEG-Y.
 fn plausible(r: Bytes) -> bool {
@@ -202,24 +140,10 @@ pub fn read_segy(path: &Path) -> Result<SegyFile, ReadError> {
     parse_segy(path, &bytes)
 }
 
-fn at(
-    path: &Path,
-    offset: usize,
-    expected: impl Into<String>,
-    found: impl AsRef<str>,
-) -> ReadError {
-    ReadError::malformed(
-        path,
-        0,
-        expected,
-        format!("{} at byte {offset}", found.as_ref()),
-    )
-}
-
 /// Parse the bytes of a SEG-Y file (`path` names it in errors).
 pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
     if bytes.len() < 3600 {
-        return Err(at(
+        return Err(bad_field(
             path,
             bytes.len(),
             "a 3600-byte SEG-Y file header",
@@ -252,7 +176,7 @@ pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
             false
         }
         _ => {
-            return Err(at(
+            return Err(bad_field(
                 path,
                 3224,
                 "a SEG-Y binary header (a known format code, sample interval and count > 0)",
@@ -269,11 +193,11 @@ pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
         b: bytes,
         big_endian,
     };
-    let (textual, ebcdic) = decode_textual(&bytes[..3200]);
+    let (textual, ebcdic) = textual_header(&bytes[..3200]);
     let revision = r.u8(3500).unwrap_or(0).min(2);
     let code = r.u16(3224).unwrap_or(0);
     let Some((width, sample_format)) = format_info(code) else {
-        return Err(at(
+        return Err(bad_field(
             path,
             3224,
             "a known data sample format code",
@@ -284,7 +208,7 @@ pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
     let bin_ns = r.u16(3220).map(usize::from).unwrap_or(0);
     let n_ext = r.i16(3504).unwrap_or(0);
     if n_ext < 0 {
-        return Err(at(
+        return Err(bad_field(
             path,
             3504,
             "a fixed number of extended textual headers",
@@ -324,7 +248,7 @@ pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
         let ns = if ns_tr > 0 { ns_tr } else { bin_ns };
         let data_at = h + 240;
         if ns == 0 || r.slice(data_at, ns * width).is_none() {
-            return Err(at(
+            return Err(bad_field(
                 path,
                 data_at,
                 format!(
@@ -354,7 +278,7 @@ pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
         off = data_at + ns * width;
     }
     if traces.is_empty() {
-        return Err(at(
+        return Err(bad_field(
             path,
             off,
             "at least one trace after the file headers",
@@ -368,7 +292,7 @@ pub fn parse_segy(path: &Path, bytes: &[u8]) -> Result<SegyFile, ReadError> {
         .find(|&d| d > 0)
         .unwrap_or(bin_dt);
     if dt_us_int == 0 {
-        return Err(at(
+        return Err(bad_field(
             path,
             3216,
             "a sample interval > 0 µs",

@@ -1,7 +1,9 @@
-//! What several methods need and each once: SEG-Y's IBM floats and EBCDIC text, a seeded
+//! What several methods need and each once: checked binary field reads, SEG-Y's IBM floats,
+//! sample formats and textual headers, a seeded
 //! random number generator, medians, the lookup of a table's columns by name, and the record
 //! of one inversion iteration.
 
+pub(crate) mod bytes;
 pub mod columns;
 pub mod iteration;
 pub mod rng;

@@ -40,6 +40,74 @@ pub fn f64_to_ibm(x: f64) -> u32 {
     sign | ((exp as u32) << 24) | (frac as u32 & 0x00ff_ffff)
 }
 
+use super::bytes::Bytes;
+
+/// The textual header as ASCII lines of 80 characters, trailing blank lines dropped, and whether
+/// it was EBCDIC (detected by its space 0x40 and letters ≥ 0x80 outnumbering ASCII's).
+pub fn textual_header(t: &[u8]) -> (String, bool) {
+    let ebcdic_like = t.iter().filter(|&&c| c == 0x40 || c >= 0x80).count();
+    let ascii_like = t
+        .iter()
+        .filter(|&&c| c == b' ' || c.is_ascii_alphanumeric())
+        .count();
+    let ebcdic = ebcdic_like > ascii_like;
+    let chars: String = t
+        .iter()
+        .map(|&c| {
+            if ebcdic {
+                ebcdic_to_ascii(c)
+            } else if c.is_ascii_graphic() {
+                c as char
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let lines: Vec<String> = chars
+        .as_bytes()
+        .chunks(80)
+        .map(|l| String::from_utf8_lossy(l).trim_end().to_string())
+        .collect();
+    (lines.join("\n").trim_end().to_string(), ebcdic)
+}
+
+/// Bytes per sample and name of a data sample format code (binary header bytes 3225–3226;
+/// rev 2.0 table 2).
+pub fn format_info(code: u16) -> Option<(usize, &'static str)> {
+    Some(match code {
+        1 => (4, "IBM float32"),
+        2 => (4, "int32"),
+        3 => (2, "int16"),
+        5 => (4, "IEEE float32"),
+        6 => (8, "IEEE float64"),
+        8 => (1, "int8"),
+        9 => (8, "int64"),
+        10 => (4, "uint32"),
+        11 => (2, "uint16"),
+        12 => (8, "uint64"),
+        16 => (1, "uint8"),
+        _ => return None,
+    })
+}
+
+/// The sample of format `code` at `off` (0 past the end or for an unknown code).
+pub(crate) fn sample(r: Bytes, off: usize, code: u16) -> f64 {
+    match code {
+        1 => r.u32(off).map_or(0.0, ibm_to_f64),
+        2 => r.i32(off).map_or(0.0, f64::from),
+        3 => r.i16(off).map_or(0.0, f64::from),
+        5 => r.f32(off).map_or(0.0, f64::from),
+        6 => r.f64(off).unwrap_or(0.0),
+        8 => r.u8(off).map_or(0.0, |v| f64::from(v as i8)),
+        9 => r.i64(off).map_or(0.0, |v| v as f64),
+        10 => r.u32(off).map_or(0.0, f64::from),
+        11 => r.u16(off).map_or(0.0, f64::from),
+        12 => r.u64(off).map_or(0.0, |v| v as f64),
+        16 => r.u8(off).map_or(0.0, f64::from),
+        _ => 0.0,
+    }
+}
+
 /// EBCDIC (code page 037) to ASCII for the printable characters a textual header uses;
 /// anything else becomes a space.
 pub fn ebcdic_to_ascii(b: u8) -> char {

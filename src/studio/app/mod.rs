@@ -47,6 +47,20 @@ pub trait Picker: Send + Sync {
     }
 }
 
+/// A picker that never picks: every dialog is cancelled (headless harnesses, tests and the
+/// frame benchmark).
+#[derive(Debug, Default)]
+pub struct NoPicker;
+
+impl Picker for NoPicker {
+    fn pick_project(&self) -> Option<PathBuf> {
+        None
+    }
+    fn pick_files(&self) -> Option<Vec<PathBuf>> {
+        None
+    }
+}
+
 /// The system's file dialogs (xdg portal, or zenity).
 #[derive(Debug, Default)]
 pub struct RfdPicker;
