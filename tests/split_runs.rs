@@ -278,3 +278,101 @@ fn slurm_dry_run_writes_an_array_job_and_a_merge_after_it() {
     );
     assert!(!other.exists());
 }
+
+/// `cmd` with `SLURM_CONF` as the environment gives it; output checked.
+fn slurm_cmd(program: &str, args: &[&str]) -> String {
+    let out = Command::new(program).args(args).output().unwrap();
+    assert!(out.status.success(), "{program} {args:?}: {}", text(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Wait until Slurm no longer lists any of `jobs` (bounded; the test fails naming them).
+fn wait_for(jobs: &str) {
+    for _ in 0..3000 {
+        if slurm_cmd("squeue", &["-h", "-j", jobs]).trim().is_empty() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    panic!("Slurm jobs {jobs} did not end: {}", slurm_cmd("squeue", &[]));
+}
+
+#[test]
+fn on_a_real_slurm_cluster_a_cancelled_task_is_named_and_its_rerun_completes_the_merge() {
+    if std::env::var("HGX_SLURM").as_deref() != Ok("1") {
+        println!(
+            "skipped: set HGX_SLURM=1 on a machine running a Slurm cluster (.ci/run starts a one-node one with .ci/slurm-node) to run the Slurm integration test"
+        );
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("project");
+    project(&p);
+    let ps = p.to_str().unwrap();
+    let one = folder_of(&run_ok(
+        &["run", ps, "--out", tmp.path().join("one").to_str().unwrap()],
+        0,
+    ));
+    let one_result = json(&one.join("result.json"));
+    let sub = tmp.path().join("submission");
+    // Held at submission, so task 2 is cancelled before it can start, whatever the timing;
+    // then the array is released.
+    let out = run_ok(
+        &[
+            "slurm", ps, "--parts", "3", "--cpus", "1", "--sbatch-arg", "--hold", "--out",
+            sub.to_str().unwrap(),
+        ],
+        0,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let id_after = |prefix: &str| -> String {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no '{prefix}' in {stdout}"))
+            .to_string()
+    };
+    let array = id_after("Submitted the parts as array job ");
+    let merge = id_after("Submitted the merge as job ");
+    assert!(stdout.contains(&sub.join("merged").display().to_string()), "{stdout}");
+    slurm_cmd("scancel", &[&format!("{array}_2")]);
+    // --sbatch-arg goes into both scripts: both were held.
+    slurm_cmd("scontrol", &["release", &format!("{array},{merge}")]);
+    wait_for(&format!("{array},{merge}"));
+
+    let merged_dir = sub.join("merged");
+    let first = std::fs::read_dir(&merged_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .unwrap_or_else(|| panic!("the merge job wrote nothing: {}", std::fs::read_to_string(sub.join("slurm/merge.out")).unwrap_or_default()));
+    let r = json(&first.join("result.json"));
+    assert_eq!(r["status"], "incomplete", "{r:#}");
+    let nd = r["not_delivered"].as_array().unwrap();
+    assert_eq!(nd.len(), 1, "{nd:?}");
+    assert!(
+        nd[0].as_str().unwrap().starts_with("part 2 of 3 (MT site site03): missing"),
+        "{nd:?}"
+    );
+
+    // Re-run the cancelled part and merge again: success, the one-machine numbers.
+    let parts = sub.join("parts");
+    run_ok(&["run", ps, "--part", "2/3", "--out", parts.to_str().unwrap()], 0);
+    let merged = folder_of(&run_ok(
+        &["merge", parts.to_str().unwrap(), "--out", merged_dir.to_str().unwrap()],
+        0,
+    ));
+    let r = json(&merged.join("result.json"));
+    assert_eq!(r["status"], "success", "{r:#}");
+    let mt_one = &one_result["products"]["mt_results"];
+    for (i, site) in ["site01", "site02", "site03"].iter().enumerate() {
+        assert_eq!(r["units"][format!("mt:{site}")]["chi2"], mt_one["chi2_by_site"][i]);
+        assert_eq!(r["units"][format!("mt:{site}")]["rms"], mt_one["rms_by_site"][i]);
+    }
+    assert_eq!(
+        std::fs::read_to_string(merged.join("products/mt_models.csv")).unwrap(),
+        std::fs::read_to_string(one.join("products/mt_models.csv")).unwrap()
+    );
+}

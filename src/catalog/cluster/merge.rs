@@ -10,7 +10,9 @@ use serde_json::{Map, Value, json};
 
 use super::{MT, PART_SETTING, Part, Plan};
 use crate::runtime::journal::JOURNAL_FILE;
-use crate::runtime::run_folder::{RESULT_FILE, RunFolder, RunStatus, write_atomic};
+use crate::runtime::run_folder::{
+    RESULT_FILE, RunFolder, RunStatus, write_atomic, write_file_atomic,
+};
 
 /// Why the parts could not be merged.
 #[derive(Debug, thiserror::Error)]
@@ -418,10 +420,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
     }
     if mt_models.len() > 1 {
         let path = dir.join("products").join("mt_models.csv");
-        std::fs::write(&path, mt_models.join("\n") + "\n").map_err(write_err(&path))?;
+        write_file_atomic(&path, (mt_models.join("\n") + "\n").as_bytes())
+            .map_err(write_err(&path))?;
     }
     let journal_path = dir.join(JOURNAL_FILE);
-    std::fs::write(&journal_path, journal).map_err(write_err(&journal_path))?;
+    write_file_atomic(&journal_path, journal.as_bytes()).map_err(write_err(&journal_path))?;
 
     let status = if not_delivered.is_empty() {
         RunStatus::Success
@@ -471,9 +474,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
         report.push('\n');
     }
     report.push_str(&report_parts);
-    std::fs::write(&md, &report).map_err(write_err(&md))?;
+    write_file_atomic(&md, report.as_bytes()).map_err(write_err(&md))?;
     let page = crate::report::html::render(&report, &dir, &goal);
-    std::fs::write(&html, page).map_err(write_err(&html))?;
+    write_file_atomic(&html, page.as_bytes()).map_err(write_err(&html))?;
 
     let run_json = json!({
         "goal": goal,
