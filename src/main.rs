@@ -592,7 +592,11 @@ fn cmd_slurm(args: &[String]) -> Result<Exit, Failure> {
     let mut out = None;
     let mut i = 0;
     while i < rest.len() {
-        let value = || rest.get(i + 1).cloned().context(format!("{} needs a value", rest[i]));
+        let value = || {
+            rest.get(i + 1)
+                .cloned()
+                .context(format!("{} needs a value", rest[i]))
+        };
         match rest[i].as_str() {
             "--dry-run" => {
                 dry_run = true;
@@ -645,7 +649,10 @@ fn cmd_slurm(args: &[String]) -> Result<Exit, Failure> {
         return Ok(Exit::Success);
     }
     let (array, merge_id) = slurm::submit(&job, &merge).map_err(internal)?;
-    println!("Submitted the parts as array job {array} (tasks 0-{})", n - 1);
+    println!(
+        "Submitted the parts as array job {array} (tasks 0-{})",
+        n - 1
+    );
     println!("Submitted the merge as job {merge_id} (after every task, afterany:{array})");
     println!("The merged run will be under {}", merged.display());
     println!("Follow it with `squeue -j {array},{merge_id}` and `sacct -j {array},{merge_id}`.");

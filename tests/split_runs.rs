@@ -59,7 +59,11 @@ fn project(dir: &Path) {
         )
         .unwrap();
     }
-    std::fs::copy(example.join("gravity/stations.csv"), dir.join("stations.csv")).unwrap();
+    std::fs::copy(
+        example.join("gravity/stations.csv"),
+        dir.join("stations.csv"),
+    )
+    .unwrap();
     std::fs::write(
         dir.join("project.json"),
         r#"{"goal": "Invert the MT sites and the gravity stations",
@@ -84,16 +88,29 @@ fn parts_run_apart_and_merged_give_the_one_machine_numbers_and_name_a_missing_pa
             .as_array()
             .unwrap()
             .iter()
-            .map(|u| format!("{}:{}", u["method"].as_str().unwrap(), u["name"].as_str().unwrap()))
+            .map(|u| {
+                format!(
+                    "{}:{}",
+                    u["method"].as_str().unwrap(),
+                    u["name"].as_str().unwrap()
+                )
+            })
             .collect()
     };
     assert_eq!(plan["n_parts"], 3);
-    assert_eq!(units(0), vec!["rest:the rest of the project (gravmag_file)", "mt:site01"]);
+    assert_eq!(
+        units(0),
+        vec!["rest:the rest of the project (gravmag_file)", "mt:site01"]
+    );
     assert_eq!(units(1), vec!["mt:site02"]);
     assert_eq!(units(2), vec!["mt:site03"]);
     // More parts than units: refused, naming the count.
     let out = run_ok(&["parts", ps, "--parts", "5"], 2);
-    assert!(text(&out).contains("only 4 independent unit(s)"), "{}", text(&out));
+    assert!(
+        text(&out).contains("only 4 independent unit(s)"),
+        "{}",
+        text(&out)
+    );
 
     // One machine.
     let one_out = tmp.path().join("one");
@@ -107,7 +124,10 @@ fn parts_run_apart_and_merged_give_the_one_machine_numbers_and_name_a_missing_pa
     let parts = tmp.path().join("parts");
     let pd = parts.to_str().unwrap();
     for i in [0, 2] {
-        let part = folder_of(&run_ok(&["run", ps, "--part", &format!("{i}/3"), "--out", pd], 0));
+        let part = folder_of(&run_ok(
+            &["run", ps, "--part", &format!("{i}/3"), "--out", pd],
+            0,
+        ));
         assert!(
             part.starts_with(parts.join(format!("part-{i}-of-3"))),
             "{}",
@@ -144,7 +164,10 @@ fn parts_run_apart_and_merged_give_the_one_machine_numbers_and_name_a_missing_pa
     );
     let report = std::fs::read_to_string(first.join("report.md")).unwrap();
     let nd_section = report.split("## Not delivered").nth(1).unwrap();
-    assert!(nd_section.contains("part 1 of 3 (MT site site02)"), "{report}");
+    assert!(
+        nd_section.contains("part 1 of 3 (MT site site02)"),
+        "{report}"
+    );
     assert!(r["units"].get("mt:site02").is_none());
 
     // Re-run the missing part, merge again: success, the one-machine numbers.
@@ -204,12 +227,18 @@ fn a_failed_part_is_recorded_by_name_not_raised() {
     run_ok(&["run", ps, "--part", "0/3", "--out", pd], 0);
     run_ok(&["run", ps, "--part", "1/3", "--out", pd], 1);
     run_ok(&["run", ps, "--part", "2/3", "--out", pd], 0);
-    let out = run_ok(&["merge", pd, "--out", tmp.path().join("m").to_str().unwrap()], 1);
+    let out = run_ok(
+        &["merge", pd, "--out", tmp.path().join("m").to_str().unwrap()],
+        1,
+    );
     let r = json(&folder_of(&out).join("result.json"));
     let nd = r["not_delivered"].as_array().unwrap();
     assert_eq!(nd.len(), 1, "{nd:?}");
     let why = nd[0].as_str().unwrap();
-    assert!(why.starts_with("part 1 of 3 (MT site site02): incomplete"), "{why}");
+    assert!(
+        why.starts_with("part 1 of 3 (MT site site02): incomplete"),
+        "{why}"
+    );
     assert!(why.contains("site02.edi"), "{why}");
     assert!(r["units"]["mt:site03"]["chi2"].as_f64().is_some(), "{r:#}");
 }
@@ -273,7 +302,15 @@ fn slurm_dry_run_writes_an_array_job_and_a_merge_after_it() {
     // Too many parts: refused before anything is written.
     let other = tmp.path().join("other");
     run_ok(
-        &["slurm", p.to_str().unwrap(), "--parts", "9", "--out", other.to_str().unwrap(), "--dry-run"],
+        &[
+            "slurm",
+            p.to_str().unwrap(),
+            "--parts",
+            "9",
+            "--out",
+            other.to_str().unwrap(),
+            "--dry-run",
+        ],
         2,
     );
     assert!(!other.exists());
@@ -294,7 +331,10 @@ fn wait_for(jobs: &str) {
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    panic!("Slurm jobs {jobs} did not end: {}", slurm_cmd("squeue", &[]));
+    panic!(
+        "Slurm jobs {jobs} did not end: {}",
+        slurm_cmd("squeue", &[])
+    );
 }
 
 #[test]
@@ -319,7 +359,15 @@ fn on_a_real_slurm_cluster_a_cancelled_task_is_named_and_its_rerun_completes_the
     // then the array is released.
     let out = run_ok(
         &[
-            "slurm", ps, "--parts", "3", "--cpus", "1", "--sbatch-arg", "--hold", "--out",
+            "slurm",
+            ps,
+            "--parts",
+            "3",
+            "--cpus",
+            "1",
+            "--sbatch-arg",
+            "--hold",
+            "--out",
             sub.to_str().unwrap(),
         ],
         0,
@@ -335,7 +383,10 @@ fn on_a_real_slurm_cluster_a_cancelled_task_is_named_and_its_rerun_completes_the
     };
     let array = id_after("Submitted the parts as array job ");
     let merge = id_after("Submitted the merge as job ");
-    assert!(stdout.contains(&sub.join("merged").display().to_string()), "{stdout}");
+    assert!(
+        stdout.contains(&sub.join("merged").display().to_string()),
+        "{stdout}"
+    );
     slurm_cmd("scancel", &[&format!("{array}_2")]);
     // --sbatch-arg goes into both scripts: both were held.
     slurm_cmd("scontrol", &["release", &format!("{array},{merge}")]);
@@ -347,29 +398,51 @@ fn on_a_real_slurm_cluster_a_cancelled_task_is_named_and_its_rerun_completes_the
         .flatten()
         .map(|e| e.path())
         .next()
-        .unwrap_or_else(|| panic!("the merge job wrote nothing: {}", std::fs::read_to_string(sub.join("slurm/merge.out")).unwrap_or_default()));
+        .unwrap_or_else(|| {
+            panic!(
+                "the merge job wrote nothing: {}",
+                std::fs::read_to_string(sub.join("slurm/merge.out")).unwrap_or_default()
+            )
+        });
     let r = json(&first.join("result.json"));
     assert_eq!(r["status"], "incomplete", "{r:#}");
     let nd = r["not_delivered"].as_array().unwrap();
     assert_eq!(nd.len(), 1, "{nd:?}");
     assert!(
-        nd[0].as_str().unwrap().starts_with("part 2 of 3 (MT site site03): missing"),
+        nd[0]
+            .as_str()
+            .unwrap()
+            .starts_with("part 2 of 3 (MT site site03): missing"),
         "{nd:?}"
     );
 
     // Re-run the cancelled part and merge again: success, the one-machine numbers.
     let parts = sub.join("parts");
-    run_ok(&["run", ps, "--part", "2/3", "--out", parts.to_str().unwrap()], 0);
+    run_ok(
+        &["run", ps, "--part", "2/3", "--out", parts.to_str().unwrap()],
+        0,
+    );
     let merged = folder_of(&run_ok(
-        &["merge", parts.to_str().unwrap(), "--out", merged_dir.to_str().unwrap()],
+        &[
+            "merge",
+            parts.to_str().unwrap(),
+            "--out",
+            merged_dir.to_str().unwrap(),
+        ],
         0,
     ));
     let r = json(&merged.join("result.json"));
     assert_eq!(r["status"], "success", "{r:#}");
     let mt_one = &one_result["products"]["mt_results"];
     for (i, site) in ["site01", "site02", "site03"].iter().enumerate() {
-        assert_eq!(r["units"][format!("mt:{site}")]["chi2"], mt_one["chi2_by_site"][i]);
-        assert_eq!(r["units"][format!("mt:{site}")]["rms"], mt_one["rms_by_site"][i]);
+        assert_eq!(
+            r["units"][format!("mt:{site}")]["chi2"],
+            mt_one["chi2_by_site"][i]
+        );
+        assert_eq!(
+            r["units"][format!("mt:{site}")]["rms"],
+            mt_one["rms_by_site"][i]
+        );
     }
     assert_eq!(
         std::fs::read_to_string(merged.join("products/mt_models.csv")).unwrap(),

@@ -200,7 +200,12 @@ fn copy(from: &Path, to: &Path) -> Result<(), MergeError> {
 /// The files directly in `dir`, sorted.
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|r| r.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect())
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -279,7 +284,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
                                 .filter_map(|v| v.as_str().map(str::to_string))
                                 .collect()
                         })
-                        .unwrap_or_else(|| vec![format!("{} has no readable {RESULT_FILE}", found.dir.display())]);
+                        .unwrap_or_else(|| {
+                            vec![format!(
+                                "{} has no readable {RESULT_FILE}",
+                                found.dir.display()
+                            )]
+                        });
                     not_delivered.push(format!(
                         "{name}: {status} ({}) — {}; re-run it with `hydrogeo-studio run {} --part {}/{} --out …` and merge again",
                         found.dir.display(),
@@ -407,7 +417,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
             }
             match products.get_mut(key) {
                 None => {
-                    products.insert(key.clone(), json!({"by_part": {found.index.to_string(): entry}}));
+                    products.insert(
+                        key.clone(),
+                        json!({"by_part": {found.index.to_string(): entry}}),
+                    );
                 }
                 Some(Value::Object(o)) => {
                     if let Some(Value::Object(b)) = o.get_mut("by_part") {

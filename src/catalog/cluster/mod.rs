@@ -235,6 +235,10 @@ fn kept_whole(project: &Project) -> Vec<Whole> {
 /// first unit, then each MT site of `mt_files` in order; the units are dealt out in
 /// contiguous runs, the first parts taking one more when they do not divide evenly.
 pub fn plan(project: &Project, n_parts: usize) -> Result<Plan, SplitError> {
+    // The split is of what a run would run: files the goal names are adopted first, as
+    // `catalog::run_spec` does.
+    let (adopted, _) = crate::catalog::fusion::adopt_request_inputs(project.clone());
+    let project = &adopted;
     // Absolute, so the plan (and the commands a merge prints for a missing part) read the
     // same whichever folder each part was started from.
     let file = std::path::absolute(&project.file)
@@ -455,7 +459,10 @@ mod tests {
 
     #[test]
     fn too_many_parts_and_bad_indices_are_refused_with_what_was_expected() {
-        let p = project(serde_json::json!({"mt_files": ["a.edi"]}), serde_json::json!({}));
+        let p = project(
+            serde_json::json!({"mt_files": ["a.edi"]}),
+            serde_json::json!({}),
+        );
         let e = plan(&p, 2).unwrap_err().to_string();
         assert!(e.contains("only 1 independent unit"), "{e}");
         assert!(plan(&p, 0).is_err());

@@ -135,7 +135,10 @@ pub fn merged_dir(dir: &Path) -> PathBuf {
 /// The array job: task `$SLURM_ARRAY_TASK_ID` runs that part.
 pub fn job_script(opts: &SlurmOptions) -> String {
     let mut s = header(opts, "hgx-parts", "part-%a.out");
-    s.push_str(&format!("#SBATCH --array=0-{}\n", opts.n_parts.saturating_sub(1)));
+    s.push_str(&format!(
+        "#SBATCH --array=0-{}\n",
+        opts.n_parts.saturating_sub(1)
+    ));
     s.push_str(&format!(
         "\n# One part of {n}; its run folder goes under parts/part-<i>-of-{n}/. A part that fails is\n# recorded in its run folder, and the merge names it.\nexec {} run {} --part \"$SLURM_ARRAY_TASK_ID/{n}\" --out {}\n",
         shell_quote(&opts.program.display().to_string()),
@@ -206,7 +209,12 @@ pub fn sbatch(script: &Path, args: &[String]) -> Result<String, SlurmError> {
     }
     // `--parsable` prints `id` or `id;cluster`.
     let text = String::from_utf8_lossy(&out.stdout);
-    let id = text.trim().split(';').next().unwrap_or_default().to_string();
+    let id = text
+        .trim()
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .to_string();
     if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
         return Err(fail(format!("expected a job id, found '{}'", text.trim())));
     }
