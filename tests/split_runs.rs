@@ -449,3 +449,41 @@ fn on_a_real_slurm_cluster_a_cancelled_task_is_named_and_its_rerun_completes_the
         std::fs::read_to_string(one.join("products/mt_models.csv")).unwrap()
     );
 }
+
+#[test]
+fn the_example_keeps_its_coupled_work_whole_and_bad_requests_exit_2() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example");
+    let ex = example.to_str().unwrap();
+    let out = run_ok(&["parts", ex, "--parts", "4"], 0);
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let whole = plan["whole"].as_array().unwrap();
+    let kind = |m: &str| {
+        whole
+            .iter()
+            .find(|w| w["method"] == m)
+            .map(|w| w["kind"].as_str().unwrap().to_string())
+    };
+    // The example's ERT is a simultaneous time-lapse, its TDEM line laterally constrained.
+    assert_eq!(kind("ERT").as_deref(), Some("coupled"), "{whole:?}");
+    assert_eq!(kind("TDEM").as_deref(), Some("coupled"), "{whole:?}");
+    // Rest + 3 MT sites: 4 units, one per part.
+    let n: Vec<usize> = plan["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["units"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(n, vec![1, 1, 1, 1]);
+    let tmp = tempfile::tempdir().unwrap();
+    let o = tmp.path().to_str().unwrap();
+    let out = run_ok(&["run", ex, "--part", "4/4", "--out", o], 2);
+    assert!(text(&out).contains("'4/4'"), "{}", text(&out));
+    let out = run_ok(&["merge", o, "--out", o], 2);
+    assert!(
+        text(&out).contains("no part of a split run found"),
+        "{}",
+        text(&out)
+    );
+    // Nothing was written for the refused part.
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
