@@ -499,6 +499,12 @@ fn project_and_parts(args: &[String], what: &str) -> anyhow::Result<(PathBuf, us
                     format!("--parts: expected a whole number of parts, found '{text}'")
                 })?);
             }
+            // `--option=value` is `--option value`.
+            other if other.starts_with("--") && other.contains('=') => {
+                let (o, v) = other.split_once('=').unwrap_or((other, ""));
+                rest.push(o.to_string());
+                rest.push(v.to_string());
+            }
             other if other.starts_with("--") => {
                 rest.push(other.to_string());
                 if let Some(v) = args.get(i + 1).filter(|_| other != "--dry-run") {

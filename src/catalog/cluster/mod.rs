@@ -241,7 +241,10 @@ pub fn plan(project: &Project, n_parts: usize) -> Result<Plan, SplitError> {
     let project = &adopted;
     // Absolute, so the plan (and the commands a merge prints for a missing part) read the
     // same whichever folder each part was started from.
-    let file = std::path::absolute(&project.file)
+    // Canonical, as `slurm` writes it into the scripts: a part re-run by hand through another
+    // path to the same project still belongs to the same split.
+    let file = std::fs::canonicalize(&project.file)
+        .or_else(|_| std::path::absolute(&project.file))
         .unwrap_or_else(|_| project.file.clone())
         .display()
         .to_string();
