@@ -69,6 +69,22 @@ Usage:
         products and propose off-route steps (each put to you; declined without a terminal). Each step is printed as it starts and
         finishes; the last line is the run's status and its folder
         (`incomplete: runs/2026-…`), the same status result.json and the report state.
+  hydrogeo-studio parts <project.json|folder> --parts N
+        Print how the project splits into N parts (JSON): its independent units (MT sites;
+        the rest of the project is one unit) and the work kept whole (coupled, or not split
+        in this version), each with the reason.
+  hydrogeo-studio run <project.json|folder> --part i/N [--out DIR]
+        Run part i (0-based) of the N-part split to a run folder of its own (journal,
+        result.json, products; no report — the merge writes it).
+  hydrogeo-studio merge <DIR>... --out DIR
+        Make one run folder from the parts' run folders found in the DIRs: one result.json,
+        one journal (parts in order), one report; a missing or failed part is named under
+        Not delivered. Merge again after re-running it.
+  hydrogeo-studio slurm <project.json|folder> --parts N [--partition P] [--time HH:MM:SS]
+                  [--cpus C] [--sbatch-arg ARG]... [--out DIR] [--dry-run]
+        Write job.sbatch (an array job, task i runs `run --part i/N`) and merge.sbatch (run
+        after every task with afterany), submit both with sbatch and print the job ids and
+        where the merged run will be; --dry-run only writes them.
   hydrogeo-studio new <folder> --goal \"<question>\"
         Read every file in the folder, give each recognised one its input role, and write
         project.json beside the data (the data are only read; an existing project.json is
@@ -143,6 +159,11 @@ fn real_main() -> Result<Exit, Failure> {
             Ok(Exit::Success)
         }
         Some("run") => cmd_run(&args[1..]),
+        Some("parts") => cmd_parts(&args[1..])
+            .map(|_| Exit::Success)
+            .map_err(bad_input),
+        Some("merge") => cmd_merge(&args[1..]),
+        Some("slurm") => cmd_slurm(&args[1..]),
         Some("read") => cmd_read(&args[1..])
             .map(|_| Exit::Success)
             .map_err(bad_input),
@@ -374,9 +395,16 @@ fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
     let mut mode = Mode::Auto;
     let mut max_steps = None;
     let mut flexible = false;
+    let mut part: Option<(usize, usize)> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
+            "--part" => {
+                i += 1;
+                part = Some(catalog::cluster::parse_part(
+                    args.get(i).context("--part needs i/N (e.g. 0/3)")?,
+                )?);
+            }
             "--out" => {
                 i += 1;
                 out = Some(PathBuf::from(args.get(i).context("--out needs a folder")?));
@@ -402,9 +430,20 @@ fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
     }
     let project_path = project_path.context("run needs a project file or folder")?;
     let project = Project::load(&project_path)?;
-    let mut spec = catalog::run_spec(project);
+    let (mut spec, registry) = match part {
+        Some((index, n)) => {
+            let plan = catalog::cluster::plan(&project, n)?;
+            catalog::cluster::part_spec(&project, &plan, index)?
+        }
+        None => (catalog::run_spec(project), catalog::registry()),
+    };
     if let Some(o) = out {
         spec.runs_dir = o;
+    }
+    // A part's run folder goes under `part-<i>-of-<N>/`, so the parts of one split sit side
+    // by side and a re-run of a part sits beside its earlier run (the merge takes the newest).
+    if let Some((index, n)) = part {
+        spec.runs_dir = spec.runs_dir.join(format!("part-{index}-of-{n}"));
     }
     spec.mode = mode;
     spec.flexible = flexible;
@@ -421,7 +460,6 @@ fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
     if let Some(why) = settings.why_no_model() {
         println!("No model: {why}. The run follows the tools' dependency order.");
     }
-    let registry = catalog::registry();
     let outcome = run(
         spec,
         &registry,
@@ -444,4 +482,185 @@ fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
         hydrogeo_studio::runtime::run_folder::RunStatus::Success => Exit::Success,
         _ => Exit::Incomplete,
     })
+}
+
+/// The project path and `--parts N` of `parts` and `slurm`, with the other options left.
+fn project_and_parts(args: &[String], what: &str) -> anyhow::Result<(PathBuf, usize, Vec<String>)> {
+    let mut project = None;
+    let mut n = None;
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--parts" => {
+                i += 1;
+                let text = args.get(i).context("--parts needs a number")?;
+                n = Some(text.parse::<usize>().with_context(|| {
+                    format!("--parts: expected a whole number of parts, found '{text}'")
+                })?);
+            }
+            // `--option=value` is `--option value`.
+            other if other.starts_with("--") && other.contains('=') => {
+                let (o, v) = other.split_once('=').unwrap_or((other, ""));
+                rest.push(o.to_string());
+                rest.push(v.to_string());
+            }
+            other if other.starts_with("--") => {
+                rest.push(other.to_string());
+                if let Some(v) = args.get(i + 1).filter(|_| other != "--dry-run") {
+                    rest.push(v.clone());
+                    i += 1;
+                }
+            }
+            other if project.is_none() => project = Some(PathBuf::from(other)),
+            other => bail!("{what}: unexpected argument '{other}'\n\n{USAGE}"),
+        }
+        i += 1;
+    }
+    Ok((
+        project.with_context(|| format!("{what} needs a project file or folder"))?,
+        n.with_context(|| format!("{what} needs --parts N"))?,
+        rest,
+    ))
+}
+
+/// `parts PROJECT --parts N`: the split as JSON.
+fn cmd_parts(args: &[String]) -> anyhow::Result<()> {
+    let (project, n, rest) = project_and_parts(args, "parts")?;
+    if let Some(o) = rest.first() {
+        bail!("parts: unknown option '{o}'\n\n{USAGE}");
+    }
+    let project = Project::load(&project)?;
+    let plan = catalog::cluster::plan(&project, n)?;
+    println!("{}", serde_json::to_string_pretty(&plan)?);
+    Ok(())
+}
+
+/// `merge DIR... --out DIR`: one run folder from the parts.
+fn cmd_merge(args: &[String]) -> Result<Exit, Failure> {
+    let mut dirs = Vec::new();
+    let mut out = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--out" => {
+                i += 1;
+                out = Some(PathBuf::from(args.get(i).context("--out needs a folder")?));
+            }
+            other if other.starts_with("--") => {
+                return Err(bad_input(anyhow::anyhow!(
+                    "unknown option '{other}'\n\n{USAGE}"
+                )));
+            }
+            other => dirs.push(PathBuf::from(other)),
+        }
+        i += 1;
+    }
+    if dirs.is_empty() {
+        return Err(bad_input(anyhow::anyhow!(
+            "merge needs the parts' run folders (or folders holding them)\n\n{USAGE}"
+        )));
+    }
+    let out = out.context("merge needs --out DIR")?;
+    let outcome = catalog::cluster::merge::merge(&dirs, &out).map_err(|e| match e {
+        catalog::cluster::merge::MergeError::Write { .. } => internal(e),
+        _ => bad_input(e),
+    })?;
+    for n in &outcome.not_delivered {
+        println!("  - not delivered: {n}");
+    }
+    println!("{}: {}", outcome.status.word(), outcome.dir.display());
+    Ok(match outcome.status {
+        hydrogeo_studio::runtime::run_folder::RunStatus::Success => Exit::Success,
+        _ => Exit::Incomplete,
+    })
+}
+
+/// `slurm PROJECT --parts N …`: the batch scripts, written and (without --dry-run) submitted.
+fn cmd_slurm(args: &[String]) -> Result<Exit, Failure> {
+    use catalog::cluster::slurm;
+    let (project_path, n, rest) = project_and_parts(args, "slurm")?;
+    let project = Project::load(&project_path)?;
+    // The split is checked here, before anything is written or submitted.
+    catalog::cluster::plan(&project, n)?;
+    let mut opts = slurm::SlurmOptions {
+        program: std::env::current_exe().map_err(internal)?,
+        project: std::fs::canonicalize(&project.file)
+            .with_context(|| format!("{}", project.file.display()))?,
+        n_parts: n,
+        partition: None,
+        time: None,
+        cpus: None,
+        extra: Vec::new(),
+        dir: PathBuf::new(),
+    };
+    let mut dry_run = false;
+    let mut out = None;
+    let mut i = 0;
+    while i < rest.len() {
+        let value = || {
+            rest.get(i + 1)
+                .cloned()
+                .context(format!("{} needs a value", rest[i]))
+        };
+        match rest[i].as_str() {
+            "--dry-run" => {
+                dry_run = true;
+                i += 1;
+                continue;
+            }
+            "--partition" => opts.partition = Some(value()?),
+            "--time" => opts.time = Some(value()?),
+            "--cpus" => {
+                let v = value()?;
+                opts.cpus = Some(v.parse::<usize>().with_context(|| {
+                    format!("--cpus: expected a whole number of CPUs, found '{v}'")
+                })?);
+            }
+            "--sbatch-arg" => opts.extra.push(value()?),
+            "--out" => out = Some(PathBuf::from(value()?)),
+            other => {
+                return Err(bad_input(anyhow::anyhow!(
+                    "unknown option '{other}'\n\n{USAGE}"
+                )));
+            }
+        }
+        i += 2;
+    }
+    opts.dir = match out {
+        Some(o) => std::path::absolute(&o).map_err(internal)?,
+        None => {
+            let stamp = hydrogeo_studio::runtime::run_folder::RunFolder::create(
+                &project.dir.join("runs"),
+                "slurm",
+            )
+            .map_err(internal)?;
+            std::path::absolute(&stamp.dir).map_err(internal)?
+        }
+    };
+    let (job, merge) = slurm::write_scripts(&opts).map_err(|e| match e {
+        slurm::SlurmError::Value { .. } => bad_input(e),
+        _ => internal(e),
+    })?;
+    println!("Wrote {}", job.display());
+    println!("Wrote {}", merge.display());
+    let merged = slurm::merged_dir(&opts.dir);
+    if dry_run {
+        println!(
+            "Dry run: nothing submitted. Submit with `sbatch {}`, then `sbatch --dependency=afterany:<its job id> {}`; the merged run will be under {}.",
+            job.display(),
+            merge.display(),
+            merged.display()
+        );
+        return Ok(Exit::Success);
+    }
+    let (array, merge_id) = slurm::submit(&job, &merge).map_err(internal)?;
+    println!(
+        "Submitted the parts as array job {array} (tasks 0-{})",
+        n - 1
+    );
+    println!("Submitted the merge as job {merge_id} (after every task, afterany:{array})");
+    println!("The merged run will be under {}", merged.display());
+    println!("Follow it with `squeue -j {array},{merge_id}` and `sacct -j {array},{merge_id}`.");
+    Ok(Exit::Success)
 }

@@ -9,6 +9,7 @@
 //! runs and the button a person presses behave identically.
 
 pub mod answers;
+pub mod cluster;
 pub mod ert;
 pub mod fusion;
 pub mod gpr;

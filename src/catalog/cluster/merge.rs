@@ -1,0 +1,529 @@
+//! `hydrogeo-studio merge DIR… --out DIR`: the run folders of the parts of a split run made
+//! into one run folder — one `result.json`, one journal (the parts in order), one report with
+//! every part's steps, products and figures. A part that is missing, or did not succeed, is
+//! in *Not delivered* by name; merging again after re-running it completes the run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use super::{MT, PART_SETTING, Part, Plan};
+use crate::runtime::journal::JOURNAL_FILE;
+use crate::runtime::run_folder::{
+    RESULT_FILE, RunFolder, RunStatus, write_atomic, write_file_atomic,
+};
+
+/// Why the parts could not be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// No run folder of a part was found under the folders given.
+    #[error(
+        "no part of a split run found in {0}: expected run folders written by `hydrogeo-studio run --part i/N` (a run.json with a \"part\" setting)"
+    )]
+    NoParts(String),
+    /// The folders hold parts of different splits.
+    #[error("{dir}: expected a part of {expected}, found a part of {found}")]
+    Mixed {
+        /// The folder of the odd part.
+        dir: PathBuf,
+        /// The split the first part belongs to.
+        expected: String,
+        /// This part's split.
+        found: String,
+    },
+    /// A file of a part is not what a part writes.
+    #[error("{path}: expected {expected}, found {found}")]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What a part writes.
+        expected: String,
+        /// What is there.
+        found: String,
+    },
+    /// Writing the merged folder failed.
+    #[error("{path}: cannot write: {source}")]
+    Write {
+        /// What was written.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> MergeError + '_ {
+    move |source| MergeError::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// One part's run folder as found.
+#[derive(Debug, Clone)]
+pub struct FoundPart {
+    /// The run folder.
+    pub dir: PathBuf,
+    /// Its index.
+    pub index: usize,
+    /// The plan it was run from.
+    pub plan: Plan,
+    /// Its `result.json`, when there is one that parses.
+    pub result: Option<Value>,
+}
+
+/// How the merge ended.
+#[derive(Debug)]
+pub struct MergeOutcome {
+    /// The merged run folder.
+    pub dir: PathBuf,
+    /// success when every part delivered and nothing the goal asks for is missing.
+    pub status: RunStatus,
+    /// What was not delivered, by name.
+    pub not_delivered: Vec<String>,
+}
+
+fn read_json(path: &Path) -> Result<Value, MergeError> {
+    let text = std::fs::read_to_string(path).map_err(|e| MergeError::Malformed {
+        path: path.to_path_buf(),
+        expected: "a readable JSON file".into(),
+        found: e.to_string(),
+    })?;
+    serde_json::from_str(&text).map_err(|e| MergeError::Malformed {
+        path: path.to_path_buf(),
+        expected: "JSON".into(),
+        found: format!("invalid JSON at line {} ({e})", e.line()),
+    })
+}
+
+/// The part a run folder holds, `None` when it is not a part's run folder.
+fn part_in(dir: &Path) -> Result<Option<FoundPart>, MergeError> {
+    let run_json = dir.join("run.json");
+    if !run_json.is_file() {
+        return Ok(None);
+    }
+    let run = read_json(&run_json)?;
+    let Some(setting) = run.get("settings").and_then(|s| s.get(PART_SETTING)) else {
+        return Ok(None);
+    };
+    let bad = |found: String| MergeError::Malformed {
+        path: run_json.clone(),
+        expected: "settings.part with \"index\" and \"plan\"".into(),
+        found,
+    };
+    let index = setting
+        .get("index")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| bad(setting.to_string()))? as usize;
+    let plan: Plan = serde_json::from_value(setting.get("plan").cloned().unwrap_or(Value::Null))
+        .map_err(|e| bad(format!("a plan that does not parse ({e})")))?;
+    let result_path = dir.join(RESULT_FILE);
+    let result = if result_path.is_file() {
+        read_json(&result_path).ok()
+    } else {
+        None
+    };
+    Ok(Some(FoundPart {
+        dir: dir.to_path_buf(),
+        index,
+        plan,
+        result,
+    }))
+}
+
+/// Every part's run folder in `dirs` (each a part's run folder, or a folder holding them up
+/// to two levels down); for a part found more than once, the newest run folder (by name: run
+/// folders are named by their start time).
+pub fn find_parts(dirs: &[PathBuf]) -> Result<BTreeMap<usize, FoundPart>, MergeError> {
+    let mut found: Vec<FoundPart> = Vec::new();
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<FoundPart>) -> Result<(), MergeError> {
+        if let Some(p) = part_in(dir)? {
+            out.push(p);
+            return Ok(());
+        }
+        if depth == 0 {
+            return Ok(());
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(());
+        };
+        let mut subs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        subs.sort();
+        for s in subs {
+            walk(&s, depth - 1, out)?;
+        }
+        Ok(())
+    }
+    for d in dirs {
+        walk(d, 2, &mut found)?;
+    }
+    let Some(first) = found.first().cloned() else {
+        return Err(MergeError::NoParts(
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    };
+    let mut by_index: BTreeMap<usize, FoundPart> = BTreeMap::new();
+    for p in found {
+        if p.plan != first.plan {
+            return Err(MergeError::Mixed {
+                dir: p.dir.clone(),
+                expected: format!("{} in {} parts", first.plan.project, first.plan.n_parts),
+                found: format!("{} in {} parts", p.plan.project, p.plan.n_parts),
+            });
+        }
+        let newer = by_index
+            .get(&p.index)
+            .is_none_or(|q| p.dir.file_name() > q.dir.file_name());
+        if newer {
+            by_index.insert(p.index, p);
+        }
+    }
+    Ok(by_index)
+}
+
+/// Copy `from` into `to` (a file), creating its folder.
+fn copy(from: &Path, to: &Path) -> Result<(), MergeError> {
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).map_err(write_err(parent))?;
+    }
+    std::fs::copy(from, to).map_err(write_err(to))?;
+    Ok(())
+}
+
+/// The files directly in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The MT site names of a part, in the order its run read them.
+fn sites_of(part: &Part) -> Vec<String> {
+    part.units
+        .iter()
+        .filter(|u| u.method == MT)
+        .map(|u| u.name.clone())
+        .collect()
+}
+
+/// The per-site numbers of a part's MT results (`chi2_by_site`, `rms_by_site`, in the order
+/// of its sites), by site name.
+fn mt_units(part: &Part, result: &Value) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    let r = &result["products"]["mt_results"];
+    for (i, site) in sites_of(part).into_iter().enumerate() {
+        out.insert(
+            site,
+            json!({
+                "part": part.index,
+                "chi2": r["chi2_by_site"].get(i).cloned().unwrap_or(Value::Null),
+                "rms": r["rms_by_site"].get(i).cloned().unwrap_or(Value::Null),
+            }),
+        );
+    }
+    out
+}
+
+/// Merge the parts found in `dirs` into a new run folder under `out`.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
+    let parts = find_parts(dirs)?;
+    let plan = parts
+        .values()
+        .next()
+        .map(|p| p.plan.clone())
+        .ok_or_else(|| MergeError::NoParts(out.display().to_string()))?;
+    let goal = parts
+        .values()
+        .find_map(|p| p.result.as_ref().and_then(|r| r["goal"].as_str()))
+        .unwrap_or_default()
+        .to_string();
+    let folder = RunFolder::create(out, &goal).map_err(write_err(out))?;
+    let dir = folder.dir.clone();
+
+    let mut not_delivered = Vec::new();
+    let mut delivered: Vec<&FoundPart> = Vec::new();
+    let mut part_rows = Vec::new();
+    for part in &plan.parts {
+        let name = part.describe(plan.n_parts);
+        match parts.get(&part.index) {
+            None => {
+                not_delivered.push(format!(
+                    "{name}: missing — no run folder of this part was found; run it with `hydrogeo-studio run {} --part {}/{} --out …` and merge again",
+                    plan.project, part.index, plan.n_parts
+                ));
+                part_rows.push(json!({"part": part.index, "name": name, "status": "missing"}));
+            }
+            Some(found) => {
+                let status = found
+                    .result
+                    .as_ref()
+                    .and_then(|r| r["status"].as_str())
+                    .unwrap_or("unreadable")
+                    .to_string();
+                if status != "success" {
+                    let reasons: Vec<String> = found
+                        .result
+                        .as_ref()
+                        .and_then(|r| r["reasons"].as_array())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(str::to_string))
+                                .collect()
+                        })
+                        .unwrap_or_else(|| {
+                            vec![format!(
+                                "{} has no readable {RESULT_FILE}",
+                                found.dir.display()
+                            )]
+                        });
+                    not_delivered.push(format!(
+                        "{name}: {status} ({}) — {}; re-run it with `hydrogeo-studio run {} --part {}/{} --out …` and merge again",
+                        found.dir.display(),
+                        reasons.join("; "),
+                        plan.project,
+                        part.index,
+                        plan.n_parts
+                    ));
+                } else {
+                    delivered.push(found);
+                }
+                part_rows.push(json!({"part": part.index, "name": name, "status": status,
+                    "run_dir": found.dir.display().to_string()}));
+            }
+        }
+    }
+
+    // What only a one-machine run makes: answers to the goal's questions and products the
+    // goal asks for that no part made.
+    let made: std::collections::BTreeSet<String> = delivered
+        .iter()
+        .filter_map(|p| p.result.as_ref())
+        .filter_map(|r| r["products"].as_object())
+        .flat_map(|o| o.keys().cloned())
+        .collect();
+    for r in crate::catalog::intent::requested(&goal) {
+        if !made.contains(r.key) {
+            not_delivered.push(format!(
+                "{}: the goal asks for it, and a split run does not make it in this version (it combines methods or every part); run the project on one machine for it",
+                r.name
+            ));
+        }
+    }
+    for q in crate::catalog::answers::questions(&goal) {
+        not_delivered.push(format!(
+            "the answer to \"{}\": a split run does not answer the goal's questions in this version (they combine methods); run the project on one machine for the answers",
+            q.words
+        ));
+    }
+
+    // Files: each part's figures and products under part-<i>/; the MT models of every part
+    // in one table, in site order.
+    let mut steps = Vec::new();
+    let mut products = Map::new();
+    let mut units: BTreeMap<String, Value> = BTreeMap::new();
+    let mut mt_models: Vec<String> = Vec::new();
+    let mut journal = String::new();
+    let mut report_parts = String::new();
+    for found in parts.values() {
+        let tag = format!("part-{}", found.index);
+        let part = &plan.parts.get(found.index);
+        let name = part
+            .map(|p| p.describe(plan.n_parts))
+            .unwrap_or_else(|| tag.clone());
+        for sub in ["figures", "products"] {
+            for f in files_in(&found.dir.join(sub)) {
+                if let Some(file) = f.file_name() {
+                    copy(&f, &dir.join(sub).join(&tag).join(file))?;
+                }
+            }
+        }
+        let mt_csv = found.dir.join("products").join("mt_models.csv");
+        if let Ok(text) = std::fs::read_to_string(&mt_csv) {
+            let mut lines = text.lines();
+            let header = lines.next().unwrap_or_default();
+            if mt_models.is_empty() {
+                mt_models.push(header.to_string());
+            }
+            mt_models.extend(lines.map(str::to_string));
+        }
+        journal.push_str(
+            &json!({"event": "warning", "text": format!("{name}, from {}", found.dir.display())})
+                .to_string(),
+        );
+        journal.push('\n');
+        if let Ok(text) = std::fs::read_to_string(found.dir.join(JOURNAL_FILE)) {
+            journal.push_str(&text);
+            if !text.ends_with('\n') {
+                journal.push('\n');
+            }
+        }
+        report_parts.push_str(&format!(
+            "## {}\n\nRun folder: `{}`. Status: {}.\n\n",
+            capitalise(&name),
+            found.dir.display(),
+            found
+                .result
+                .as_ref()
+                .and_then(|r| r["status"].as_str())
+                .unwrap_or("no result.json")
+        ));
+        let Some(result) = &found.result else {
+            continue;
+        };
+        if let (Some(p), Some(_)) = (part, result["products"]["mt_results"].as_object()) {
+            for (site, v) in mt_units(p, result) {
+                units.insert(format!("mt:{site}"), v);
+            }
+        }
+        for s in result["steps"].as_array().into_iter().flatten() {
+            let mut s = s.clone();
+            if let Some(o) = s.as_object_mut() {
+                o.insert("part".into(), Value::from(found.index));
+            }
+            report_parts.push_str(&format!(
+                "### {}\n\n{}\n\n",
+                s["label"].as_str().unwrap_or_default(),
+                if s["error"].as_str().is_some_and(|e| !e.is_empty()) {
+                    format!("Failed: {}", s["error"].as_str().unwrap_or_default())
+                } else {
+                    s["summary"].as_str().unwrap_or_default().to_string()
+                }
+            ));
+            for f in s["figures"].as_array().into_iter().flatten() {
+                if let Some(file) = f.as_str().and_then(|p| Path::new(p).file_name()) {
+                    let rel = format!("figures/{tag}/{}", file.to_string_lossy());
+                    report_parts.push_str(&format!("![{}]({rel})\n\n", file.to_string_lossy()));
+                }
+            }
+            steps.push(s);
+        }
+        for (key, entry) in result["products"].as_object().into_iter().flatten() {
+            if key == super::PART_CLOSED {
+                continue;
+            }
+            match products.get_mut(key) {
+                None => {
+                    products.insert(
+                        key.clone(),
+                        json!({"by_part": {found.index.to_string(): entry}}),
+                    );
+                }
+                Some(Value::Object(o)) => {
+                    if let Some(Value::Object(b)) = o.get_mut("by_part") {
+                        b.insert(found.index.to_string(), entry.clone());
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if mt_models.len() > 1 {
+        let path = dir.join("products").join("mt_models.csv");
+        write_file_atomic(&path, (mt_models.join("\n") + "\n").as_bytes())
+            .map_err(write_err(&path))?;
+    }
+    let journal_path = dir.join(JOURNAL_FILE);
+    write_file_atomic(&journal_path, journal.as_bytes()).map_err(write_err(&journal_path))?;
+
+    let status = if not_delivered.is_empty() {
+        RunStatus::Success
+    } else {
+        RunStatus::Incomplete
+    };
+    let (md, html) = (dir.join("report.md"), dir.join("report.html"));
+    let mut report = format!(
+        "# {}\n\n| | |\n|---|---|\n| Status | {} |\n| Project | `{}` |\n| Parts | {} (merged from {} run folder(s)) |\n\n",
+        if goal.is_empty() { "Merged run" } else { &goal },
+        status.word(),
+        plan.project,
+        plan.n_parts,
+        parts.len()
+    );
+    report.push_str("## Not delivered\n\n");
+    if not_delivered.is_empty() {
+        report.push_str("Everything was delivered: every part succeeded.\n\n");
+    } else {
+        for n in &not_delivered {
+            report.push_str(&format!("- {n}\n"));
+        }
+        report.push('\n');
+    }
+    report.push_str(&format!(
+        "A split run does not run the steps that combine methods or need every part ({}); a one-machine run of the project makes them. Each part's steps, products and figures follow, in part order.\n\n",
+        super::CROSS_PART_TOOLS.join(", ")
+    ));
+    if !plan.whole.is_empty() {
+        report.push_str("## Work kept whole\n\n");
+        for w in &plan.whole {
+            report.push_str(&format!("- {} ({}): {}\n", w.method, w.kind, w.why));
+        }
+        report.push('\n');
+    }
+    if !units.is_empty() {
+        report.push_str("## MT sites\n\n| Site | Part | RMS | χ² |\n|---|---|---|---|\n");
+        for (name, v) in &units {
+            report.push_str(&format!(
+                "| {} | {} | {:.3} | {:.3} |\n",
+                name.trim_start_matches("mt:"),
+                v["part"],
+                v["rms"].as_f64().unwrap_or(f64::NAN),
+                v["chi2"].as_f64().unwrap_or(f64::NAN)
+            ));
+        }
+        report.push('\n');
+    }
+    report.push_str(&report_parts);
+    write_file_atomic(&md, report.as_bytes()).map_err(write_err(&md))?;
+    let page = crate::report::html::render(&report, &dir, &goal);
+    write_file_atomic(&html, page.as_bytes()).map_err(write_err(&html))?;
+
+    let run_json = json!({
+        "goal": goal,
+        "project": plan.project,
+        "merged_from": parts.values().map(|p| p.dir.display().to_string()).collect::<Vec<_>>(),
+        "settings": {"merged": true, "n_parts": plan.n_parts},
+        "software": format!("HydroGeo Studio {}", env!("CARGO_PKG_VERSION")),
+    });
+    write_atomic(&dir.join("run.json"), &run_json).map_err(write_err(&dir.join("run.json")))?;
+    let result = json!({
+        "status": status.word(),
+        "reasons": not_delivered,
+        "not_delivered": not_delivered,
+        "goal": goal,
+        "plan": plan,
+        "parts": part_rows,
+        "units": units,
+        "steps": steps,
+        "products": products,
+        "report": {"markdown": md.display().to_string(), "html": html.display().to_string()},
+    });
+    let result_path = dir.join(RESULT_FILE);
+    write_atomic(&result_path, &result).map_err(write_err(&result_path))?;
+    Ok(MergeOutcome {
+        dir,
+        status,
+        not_delivered,
+    })
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
