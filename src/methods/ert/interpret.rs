@@ -22,7 +22,12 @@
 //! their areas (m² of section).
 //!
 //! The region's *centroid* is that of the anomaly's half-maximum contour: the covered cells
-//! whose change has the peak's sign and at least half its size, weighted by `|Δ| · area`
+//! whose change has the peak's sign and at least half its size, weighted by `|Δ| · area`, with
+//! the change measured as the log ratio `Δ = ln(ρ_t/ρ_0)` — a percentage is bounded below by
+//! −100 % and unbounded above, so a conductor that shrinks leaves +2572 % in the unsaturated
+//! top of the space it vacated against tens of % below the water table, and the half-maximum
+//! of the percentage holds only that top (3.1 m for a plume centred 6.5 m deep); Archie's law
+//! makes `ln ρ` linear in `ln S` and `ln ρw`, so equal factors count the same either way
 //! (the full-width-at-half-maximum convention for a smeared peak). A smoothness-regularised
 //! inversion spreads a compact body into a long low-amplitude tail, mostly downwards where
 //! the resolution falls off and the cells grow; weighting every cell above a fixed small
@@ -259,9 +264,14 @@ pub fn change_region(
     threshold_percent: f64,
     label: &str,
 ) -> Option<ChangeRegion> {
+    // The centroid is taken on the log ratio ln(ρ_t/ρ_0) = ln(1 + p/100) (module docs).
+    let log_change: Vec<f64> = change_percent
+        .iter()
+        .map(|p| (1.0 + p / 100.0).max(1e-12).ln())
+        .collect();
     let biggest = (0..change_percent.len())
-        .filter(|&j| covered[j] && change_percent[j].is_finite())
-        .max_by(|&a, &b| change_percent[a].abs().total_cmp(&change_percent[b].abs()))?;
+        .filter(|&j| covered[j] && log_change[j].is_finite())
+        .max_by(|&a, &b| log_change[a].abs().total_cmp(&log_change[b].abs()))?;
     let max_percent = change_percent[biggest];
     let sign: i8 = if max_percent < 0.0 { -1 } else { 1 };
     let cells: Vec<usize> = (0..change_percent.len())
@@ -270,7 +280,7 @@ pub fn change_region(
     if cells.is_empty() {
         return None;
     }
-    let (cx, cd, sx, sd) = anomaly_centroid(section, change_percent, covered, max_percent)?;
+    let (cx, cd, sx, sd) = anomaly_centroid(section, &log_change, covered, log_change[biggest])?;
     let xs: Vec<f64> = cells
         .iter()
         .map(|&j| section.param_centroid_m[j][0])
@@ -464,5 +474,40 @@ mod tests {
         assert!((0.0..1.0).contains(&r.centroid_depth_sigma_m), "{r:?}");
         // No change at all: no region.
         assert!(change_region(&s, &vec![0.0; change.len()], &covered, 10.0, "t0").is_none());
+    }
+
+    /// A vacated conductor: its resistivity rose 27× (+2572 %) in the unsaturated top, 1–3 m
+    /// deep, and 10× (+900 %) in its saturated lower part, 8–12 m deep, over the same width.
+    /// On the log ratio both are within half the peak (ln 27 = 3.3, ln 10 = 2.3), so the
+    /// centroid lies between them; on the percentage the lower part (900 < 2572/2) would drop
+    /// out and the centroid would sit in the top (the 2 m water-table truth of the answers
+    /// issue).
+    #[test]
+    fn the_change_centroid_weighs_equal_factors_alike_not_percentages() {
+        let s = graded_section();
+        let change: Vec<f64> = (0..s.n_params())
+            .map(|j| {
+                let (x, d) = (s.param_centroid_m[j][0], s.param_depth_m(j));
+                if (x - 40.0).abs() > 4.0 {
+                    0.0
+                } else if (1.0..3.0).contains(&d) {
+                    2572.0
+                } else if (8.0..12.0).contains(&d) {
+                    900.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let covered = vec![true; change.len()];
+        let r = change_region(&s, &change, &covered, 10.0, "t3").unwrap();
+        assert!(r.max_percent > 2500.0, "{r:?}");
+        assert!(
+            (4.0..9.0).contains(&r.centroid_depth_m),
+            "between the two parts: {r:?}"
+        );
+        // The percentage's half-maximum holds the top only.
+        let by_percent = contour_centroid(&s, &change, &covered, 1.0, 0.5 * 2572.0).unwrap();
+        assert!(by_percent.1 < 3.0, "{by_percent:?}");
     }
 }
