@@ -3,31 +3,14 @@
 //! written). Issue 19 item 5: a full disk used to leave a zero-byte report.md and result.json
 //! and exit 0.
 
+mod support;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn studio() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_hydrogeo-studio"));
-    // No model: the run follows dependency order whatever the machine's environment says.
-    c.env_remove("HGX_PROVIDER")
-        .env_remove("HGX_BASE_URL")
-        .env("HGX_API_KEY_ENV", "HGX_TEST_NO_SUCH_KEY")
-        .env("HGX_BASE_URL", "http://127.0.0.1:9/v1");
-    c
-}
+use support::cli::{studio, text};
 
 fn code(out: &Output) -> i32 {
     out.status.code().unwrap_or(-1)
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// A project whose one input does not exist: the run ends `incomplete` quickly, with a

@@ -4,29 +4,12 @@
 //! `HGX_SLURM=1` on a machine running a Slurm cluster (`.ci/run` starts a one-node one), the
 //! same through `sbatch`.
 
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use support::cli::{studio, text};
 
 use serde_json::Value;
-
-fn studio() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_hydrogeo-studio"));
-    // No model: the run follows dependency order whatever the machine's environment says.
-    c.env_remove("HGX_PROVIDER")
-        .env_remove("HGX_BASE_URL")
-        .env("HGX_API_KEY_ENV", "HGX_TEST_NO_SUCH_KEY")
-        .env("HGX_BASE_URL", "http://127.0.0.1:9/v1");
-    c
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 fn run_ok(args: &[&str], expect: i32) -> Output {
     let out = studio().args(args).output().unwrap();
