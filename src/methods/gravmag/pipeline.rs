@@ -580,7 +580,7 @@ mod example_tests {
             (c[0] - body[0]).hypot(c[1] - body[1]) <= 10.0,
             "centroid {c:?} vs body {body:?}"
         );
-        // Measured at 3 µGal noise: depth 46.2 m, mass 5.63e6 kg (+4 %), Gauss 5.24e6 kg.
+        // Measured at 3 µGal noise: depth 45.6 m, mass 5.52e6 kg (+2 %), Gauss 5.10e6 kg.
         let depth_m = truth.surface_z(body[0]) - c[2];
         assert!((depth_m - 40.0).abs() <= 15.0, "depth {depth_m} m");
         let mass = inv.excess_mass_kg.unwrap();
