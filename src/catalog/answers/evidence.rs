@@ -184,6 +184,18 @@ fn gpr_reflector(g: &mut Gathered, p: &GprProcessed, s: &AnswerSettings) {
         ));
         return;
     };
+    let window_end_m = p.processed.vertical_axis().last().copied().unwrap_or(0.0);
+    if r.cut_by_window {
+        g.not_used.push((
+            GPR.prose.into(),
+            format!(
+                "the strongest flat event ({} m) is cut by the end of the {} m window (its lower flank is not recorded, and gain makes flat late events there): the water table may lie below what the line reaches",
+                num(r.depth_m),
+                num(window_end_m)
+            ),
+        ));
+        return;
+    }
     if r.continuity < MIN_CONTINUITY {
         g.not_used.push((
             GPR.prose.into(),
@@ -192,7 +204,7 @@ fn gpr_reflector(g: &mut Gathered, p: &GprProcessed, s: &AnswerSettings) {
                 num(r.depth_m),
                 100.0 * r.continuity,
                 100.0 * MIN_CONTINUITY,
-                num(p.processed.vertical_axis().last().copied().unwrap_or(0.0))
+                num(window_end_m)
             ),
         ));
         return;

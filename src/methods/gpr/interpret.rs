@@ -14,6 +14,12 @@
 //! a relative velocity error is the same relative depth error); `σv/v` comes with the
 //! velocity (semblance) or is zero when the velocity was given without an uncertainty —
 //! said in the words that travel with the answer.
+//!
+//! A peak whose half-maximum interval runs into the last sample is *cut by the window*
+//! (`cut_by_window`): its lower flank is not recorded, so its maximum may lie below the
+//! window, and gain (AGC) and the end of the migration aperture make flat late-time events of
+//! their own there. It is no located reflector; the evidence says the water table may lie
+//! below what the line reaches.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +40,9 @@ pub struct FlatReflector {
     pub continuity: f64,
     /// The x range of the line, m.
     pub x_range_m: (f64, f64),
+    /// The half-maximum interval reaches the last sample (module docs).
+    #[serde(default)]
+    pub cut_by_window: bool,
 }
 
 /// The strongest continuous flat reflector below `min_depth_m` (module docs); `None` when
@@ -86,6 +95,7 @@ pub fn flat_reflector(
         uncertainty_m: half_width_m.hypot(velocity_error_m),
         continuity: carried as f64 / n,
         x_range_m: (x0, x1),
+        cut_by_window: bottom + 1 == stack.len(),
     })
 }
 
@@ -138,6 +148,17 @@ mod tests {
         // Rows 79–81 are at or above half the peak: half-width 1.5 rows = 0.075 m.
         assert!((r.half_width_m - 0.075).abs() < 1e-9, "{}", r.half_width_m);
         assert!((r.velocity_error_m - 0.2).abs() < 1e-9);
+        assert!(!r.cut_by_window);
+        // The same event in the last rows of the window is cut by it: its lower flank is
+        // missing.
+        let mut late = Array2::<f64>::zeros((120, 50));
+        for t in 0..50 {
+            late[[117, t]] = 0.5;
+            late[[118, t]] = 1.0;
+            late[[119, t]] = 0.8;
+        }
+        let cut = flat_reflector(&line_with(late), 0.5, 0.05).unwrap();
+        assert!(cut.cut_by_window, "{cut:?}");
         // In two-way time there is no depth to give.
         let mut twt = line_with(a);
         twt.domain = Domain::TwoWayTime;
