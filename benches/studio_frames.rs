@@ -7,7 +7,6 @@
 //!
 //! `cargo bench --bench studio_frames`
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,21 +14,6 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hydrogeo_studio::studio::app::NoPicker;
 use hydrogeo_studio::studio::{StudioApp, StudioConfig};
-
-fn copy(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).expect("bench folder");
-    for e in std::fs::read_dir(src).expect("assets/example").flatten() {
-        if e.file_name() == "runs" {
-            continue;
-        }
-        let to = dst.join(e.file_name());
-        if e.path().is_dir() {
-            copy(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), to).expect("copy");
-        }
-    }
-}
 
 const PANELS: [&str; 7] = ["ERT", "Seismic", "EM", "MT", "Grav/Mag", "GPR", "Report"];
 const FRAMES_PER_PANEL: usize = 150;
@@ -41,10 +25,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 fn main() {
     let tmp = tempfile::tempdir().expect("temporary folder");
-    copy(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example"),
+    // The bundled example, written by the writer make-example uses.
+    hydrogeo_studio::example::write_project_from(
+        &hydrogeo_studio::example::Truth::default(),
         tmp.path(),
-    );
+    )
+    .expect("the example writes");
     let runs = tmp.path().join("runs");
     let app = StudioApp::new(StudioConfig {
         project: tmp.path().to_path_buf(),

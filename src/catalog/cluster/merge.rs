@@ -254,6 +254,81 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
     let folder = RunFolder::create(out, &goal).map_err(write_err(out))?;
     let dir = folder.dir.clone();
 
+    let (mut not_delivered, delivered, part_rows) = part_statuses(&plan, &parts);
+
+    not_delivered.extend(split_shortfalls(&goal, &delivered));
+
+    let Gathered {
+        steps,
+        products,
+        units,
+        mt_models,
+        journal,
+        report_parts,
+    } = gather(&plan, &parts, &dir)?;
+    if mt_models.len() > 1 {
+        let path = dir.join("products").join("mt_models.csv");
+        write_file_atomic(&path, (mt_models.join("\n") + "\n").as_bytes())
+            .map_err(write_err(&path))?;
+    }
+    let journal_path = dir.join(JOURNAL_FILE);
+    write_file_atomic(&journal_path, journal.as_bytes()).map_err(write_err(&journal_path))?;
+
+    let status = if not_delivered.is_empty() {
+        RunStatus::Success
+    } else {
+        RunStatus::Incomplete
+    };
+    let (md, html) = (dir.join("report.md"), dir.join("report.html"));
+    let report = report_markdown(
+        &goal,
+        status,
+        &plan,
+        parts.len(),
+        &not_delivered,
+        &units,
+        &report_parts,
+    );
+    write_file_atomic(&md, report.as_bytes()).map_err(write_err(&md))?;
+    let page = crate::report::html::render(&report, &dir, &goal);
+    write_file_atomic(&html, page.as_bytes()).map_err(write_err(&html))?;
+
+    let run_json = json!({
+        "goal": goal,
+        "project": plan.project,
+        "merged_from": parts.values().map(|p| p.dir.display().to_string()).collect::<Vec<_>>(),
+        "settings": {"merged": true, "n_parts": plan.n_parts},
+        "software": format!("HydroGeo Studio {}", env!("CARGO_PKG_VERSION")),
+    });
+    write_atomic(&dir.join("run.json"), &run_json).map_err(write_err(&dir.join("run.json")))?;
+    let result = json!({
+        "status": status.word(),
+        "reasons": not_delivered,
+        "not_delivered": not_delivered,
+        "goal": goal,
+        "plan": plan,
+        "parts": part_rows,
+        "units": units,
+        "steps": steps,
+        "products": products,
+        "report": {"markdown": md.display().to_string(), "html": html.display().to_string()},
+    });
+    let result_path = dir.join(RESULT_FILE);
+    write_atomic(&result_path, &result).map_err(write_err(&result_path))?;
+    Ok(MergeOutcome {
+        dir,
+        status,
+        not_delivered,
+    })
+}
+
+/// Phase 1: each part of the plan found and succeeded, or named under Not delivered (missing,
+/// or failed with its reasons and the command that re-runs it). Returns (not delivered, the
+/// parts that succeeded, one `result.json` row per part).
+fn part_statuses<'a>(
+    plan: &Plan,
+    parts: &'a BTreeMap<usize, FoundPart>,
+) -> (Vec<String>, Vec<&'a FoundPart>, Vec<Value>) {
     let mut not_delivered = Vec::new();
     let mut delivered: Vec<&FoundPart> = Vec::new();
     let mut part_rows = Vec::new();
@@ -306,7 +381,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
             }
         }
     }
+    (not_delivered, delivered, part_rows)
+}
 
+/// Phase 2: what only a one-machine run makes — products the goal asks for that no part made,
+/// and the answers to the goal's questions.
+fn split_shortfalls(goal: &str, delivered: &[&FoundPart]) -> Vec<String> {
+    let mut out = Vec::new();
     // What only a one-machine run makes: answers to the goal's questions and products the
     // goal asks for that no part made.
     let made: std::collections::BTreeSet<String> = delivered
@@ -315,29 +396,53 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
         .filter_map(|r| r["products"].as_object())
         .flat_map(|o| o.keys().cloned())
         .collect();
-    for r in crate::catalog::intent::requested(&goal) {
+    for r in crate::catalog::intent::requested(goal) {
         if !made.contains(r.key) {
-            not_delivered.push(format!(
+            out.push(format!(
                 "{}: the goal asks for it, and a split run does not make it in this version (it combines methods or every part); run the project on one machine for it",
                 r.name
             ));
         }
     }
-    for q in crate::catalog::answers::questions(&goal) {
-        not_delivered.push(format!(
+    for q in crate::catalog::answers::questions(goal) {
+        out.push(format!(
             "the answer to \"{}\": a split run does not answer the goal's questions in this version (they combine methods); run the project on one machine for the answers",
             q.words
         ));
     }
+    out
+}
 
+/// What [`gather`] collects from the parts.
+#[derive(Default)]
+struct Gathered {
+    steps: Vec<Value>,
+    products: Map<String, Value>,
+    units: BTreeMap<String, Value>,
+    mt_models: Vec<String>,
+    journal: String,
+    report_parts: String,
+}
+
+/// Phase 3: every part's figures and products copied under `part-<i>/` of `dir`, its steps
+/// (tagged with the part), products (by part), MT site numbers and models, journal and report
+/// section, in part order.
+fn gather(
+    plan: &Plan,
+    parts: &BTreeMap<usize, FoundPart>,
+    dir: &Path,
+) -> Result<Gathered, MergeError> {
     // Files: each part's figures and products under part-<i>/; the MT models of every part
     // in one table, in site order.
-    let mut steps = Vec::new();
-    let mut products = Map::new();
-    let mut units: BTreeMap<String, Value> = BTreeMap::new();
-    let mut mt_models: Vec<String> = Vec::new();
-    let mut journal = String::new();
-    let mut report_parts = String::new();
+    let mut g = Gathered::default();
+    let Gathered {
+        steps,
+        products,
+        units,
+        mt_models,
+        journal,
+        report_parts,
+    } = &mut g;
     for found in parts.values() {
         let tag = format!("part-{}", found.index);
         let part = &plan.parts.get(found.index);
@@ -431,33 +536,32 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
             }
         }
     }
-    if mt_models.len() > 1 {
-        let path = dir.join("products").join("mt_models.csv");
-        write_file_atomic(&path, (mt_models.join("\n") + "\n").as_bytes())
-            .map_err(write_err(&path))?;
-    }
-    let journal_path = dir.join(JOURNAL_FILE);
-    write_file_atomic(&journal_path, journal.as_bytes()).map_err(write_err(&journal_path))?;
+    Ok(g)
+}
 
-    let status = if not_delivered.is_empty() {
-        RunStatus::Success
-    } else {
-        RunStatus::Incomplete
-    };
-    let (md, html) = (dir.join("report.md"), dir.join("report.html"));
+/// Phase 4: the merged report's Markdown.
+fn report_markdown(
+    goal: &str,
+    status: RunStatus,
+    plan: &Plan,
+    n_found: usize,
+    not_delivered: &[String],
+    units: &BTreeMap<String, Value>,
+    report_parts: &str,
+) -> String {
     let mut report = format!(
         "# {}\n\n| | |\n|---|---|\n| Status | {} |\n| Project | `{}` |\n| Parts | {} (merged from {} run folder(s)) |\n\n",
-        if goal.is_empty() { "Merged run" } else { &goal },
+        if goal.is_empty() { "Merged run" } else { goal },
         status.word(),
         plan.project,
         plan.n_parts,
-        parts.len()
+        n_found
     );
     report.push_str("## Not delivered\n\n");
     if not_delivered.is_empty() {
         report.push_str("Everything was delivered: every part succeeded.\n\n");
     } else {
-        for n in &not_delivered {
+        for n in not_delivered {
             report.push_str(&format!("- {n}\n"));
         }
         report.push('\n');
@@ -475,10 +579,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
     }
     if !units.is_empty() {
         report.push_str("## MT sites\n\n| Site | Part | RMS | χ² |\n|---|---|---|---|\n");
-        for (name, v) in &units {
+        for (name, v) in units {
             report.push_str(&format!(
                 "| {} | {} | {:.3} | {:.3} |\n",
-                name.trim_start_matches("mt:"),
+                crate::catalog::kit::markdown::cell(name.trim_start_matches("mt:")),
                 v["part"],
                 v["rms"].as_f64().unwrap_or(f64::NAN),
                 v["chi2"].as_f64().unwrap_or(f64::NAN)
@@ -486,38 +590,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
         }
         report.push('\n');
     }
-    report.push_str(&report_parts);
-    write_file_atomic(&md, report.as_bytes()).map_err(write_err(&md))?;
-    let page = crate::report::html::render(&report, &dir, &goal);
-    write_file_atomic(&html, page.as_bytes()).map_err(write_err(&html))?;
-
-    let run_json = json!({
-        "goal": goal,
-        "project": plan.project,
-        "merged_from": parts.values().map(|p| p.dir.display().to_string()).collect::<Vec<_>>(),
-        "settings": {"merged": true, "n_parts": plan.n_parts},
-        "software": format!("HydroGeo Studio {}", env!("CARGO_PKG_VERSION")),
-    });
-    write_atomic(&dir.join("run.json"), &run_json).map_err(write_err(&dir.join("run.json")))?;
-    let result = json!({
-        "status": status.word(),
-        "reasons": not_delivered,
-        "not_delivered": not_delivered,
-        "goal": goal,
-        "plan": plan,
-        "parts": part_rows,
-        "units": units,
-        "steps": steps,
-        "products": products,
-        "report": {"markdown": md.display().to_string(), "html": html.display().to_string()},
-    });
-    let result_path = dir.join(RESULT_FILE);
-    write_atomic(&result_path, &result).map_err(write_err(&result_path))?;
-    Ok(MergeOutcome {
-        dir,
-        status,
-        not_delivered,
-    })
+    report.push_str(report_parts);
+    report
 }
 
 fn capitalise(s: &str) -> String {
