@@ -255,17 +255,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
     let dir = folder.dir.clone();
 
     let (mut not_delivered, delivered, part_rows) = part_statuses(&plan, &parts);
-
     not_delivered.extend(split_shortfalls(&goal, &delivered));
 
-    let Gathered {
-        steps,
-        products,
-        units,
-        mt_models,
-        journal,
-        report_parts,
-    } = gather(&plan, &parts, &dir)?;
+    let g = gather(&plan, &parts, &dir)?;
+    let (steps, products, units, mt_models) = (g.steps, g.products, g.units, g.mt_models);
+    let (journal, report_parts) = (g.journal, g.report_parts);
     if mt_models.len() > 1 {
         let path = dir.join("products").join("mt_models.csv");
         write_file_atomic(&path, (mt_models.join("\n") + "\n").as_bytes())
