@@ -7,53 +7,90 @@
 //! ```text
 //! cargo run --release --bin make-example [-- <folder>]
 //! cargo run --release --bin make-example -- --truth my_truth.json [<folder>]
+//! cargo run --release --bin make-example -- --monitoring 120 --soundings 2000 [<folder>]
 //! ```
+//!
+//! `--monitoring EPOCHS --soundings M` writes the large example of issue 25 instead
+//! ([`hydrogeo_studio::example::monitoring`]): a monitoring campaign of ERT epochs and a
+//! dense TDEM line, the work a split run deals out to a cluster.
 
 use std::path::PathBuf;
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (truth, rest): (Option<PathBuf>, Vec<&String>) = match args
-        .iter()
-        .position(|a| a == "--truth")
-    {
-        Some(i) => match args.get(i + 1) {
-            Some(f) => (
-                Some(PathBuf::from(f)),
-                args.iter()
-                    .enumerate()
-                    .filter(|(k, _)| *k != i && *k != i + 1)
-                    .map(|(_, a)| a)
-                    .collect(),
-            ),
-            None => {
-                eprintln!(
-                    "error: --truth needs a file (a truth of the schema of assets/example/truth.json)"
-                );
-                std::process::exit(2);
-            }
-        },
-        None => (None, args.iter().collect()),
+/// The value after `flag` in `args`, removed with it; `Err` when the flag has none.
+fn take_value(args: &mut Vec<String>, flag: &str) -> Result<Option<String>, String> {
+    let Some(i) = args.iter().position(|a| a == flag) else {
+        return Ok(None);
     };
-    let default_dir = || {
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        match &truth {
-            // Never over the bundled example: a truth of one's own goes beside it.
-            Some(f) => base.join("runs").join(format!(
-                "example-{}",
-                f.file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            )),
-            None => base.join("assets").join("example"),
+    if i + 1 >= args.len() {
+        return Err(format!("{flag} needs a value"));
+    }
+    let v = args.remove(i + 1);
+    args.remove(i);
+    Ok(Some(v))
+}
+
+fn count(flag: &str, v: Option<String>) -> Result<Option<usize>, String> {
+    v.map(|t| {
+        t.parse::<usize>()
+            .map_err(|_| format!("{flag}: expected a whole number, found '{t}'"))
+    })
+    .transpose()
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let parsed = (|| -> Result<_, String> {
+        let truth = take_value(&mut args, "--truth")?.map(PathBuf::from);
+        let monitoring = count("--monitoring", take_value(&mut args, "--monitoring")?)?;
+        let soundings = count("--soundings", take_value(&mut args, "--soundings")?)?;
+        Ok((truth, monitoring, soundings))
+    })();
+    let (truth, monitoring, soundings) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!(
+                "error: {e} (usage: make-example [--truth FILE] [--monitoring EPOCHS --soundings M] [FOLDER])"
+            );
+            std::process::exit(2);
         }
     };
-    let dir = rest.first().map(PathBuf::from).unwrap_or_else(default_dir);
-    let written = match &truth {
-        Some(f) => hydrogeo_studio::example::read_truth(f)
-            .and_then(|t| hydrogeo_studio::example::write_project_from(&t, &dir)),
-        None => hydrogeo_studio::example::write_project(&dir),
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let large = monitoring.is_some() || soundings.is_some();
+    let default_dir = || {
+        let stem = truth.as_ref().map(|f| {
+            f.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        match (large, stem) {
+            // Never over the bundled example: anything but it goes beside it.
+            (true, s) => base.join("runs").join(format!(
+                "example-monitoring-{}x{}{}",
+                monitoring.unwrap_or(120),
+                soundings.unwrap_or(2000),
+                s.map(|s| format!("-{s}")).unwrap_or_default()
+            )),
+            (false, Some(s)) => base.join("runs").join(format!("example-{s}")),
+            (false, None) => base.join("assets").join("example"),
+        }
     };
+    let dir = args.first().map(PathBuf::from).unwrap_or_else(default_dir);
+    let t = match &truth {
+        Some(f) => hydrogeo_studio::example::read_truth(f),
+        None => Ok(hydrogeo_studio::example::Truth::default()),
+    };
+    let written = t.and_then(|t| {
+        if large {
+            hydrogeo_studio::example::monitoring::write(
+                &t,
+                &dir,
+                monitoring.unwrap_or(120),
+                soundings.unwrap_or(2000),
+            )
+        } else {
+            hydrogeo_studio::example::write_project_from(&t, &dir)
+        }
+    });
     match written {
         Ok(file) => println!("wrote {}", file.display()),
         Err(e) => {

@@ -49,6 +49,12 @@ pub fn quadrupoles() -> Vec<Quadrupole> {
 
 /// The truth's noise-free apparent resistivities (Ω·m) of every survey on the forward mesh.
 pub fn clean_response(truth: &Truth) -> Result<Vec<Vec<f64>>, String> {
+    clean_responses(truth, &truth.plume.radius_m)
+}
+
+/// The noise-free apparent resistivities (Ω·m) of one survey per plume radius (m) in
+/// `radii_m`, on the forward mesh of the module docs.
+pub fn clean_responses(truth: &Truth, radii_m: &[f64]) -> Result<Vec<Vec<f64>>, String> {
     let el = electrodes(truth);
     let quads = quadrupoles();
     let params = LineMeshParams {
@@ -69,11 +75,12 @@ pub fn clean_response(truth: &Truth) -> Result<Vec<Vec<f64>>, String> {
         &ForwardSettings::default(),
     )
     .map_err(|e| e.to_string())?;
-    (0..SURVEY_DATES.len())
-        .map(|t| {
+    radii_m
+        .iter()
+        .map(|&r| {
             let rho: Vec<f64> = centroids
                 .iter()
-                .map(|c| truth.rho(c[0], truth.surface_z(c[0]) - c[1], t))
+                .map(|c| truth.rho_with_plume(c[0], truth.surface_z(c[0]) - c[1], r))
                 .collect();
             op.response(&rho)
                 .map(|r| r.rhoa_ohm_m)
@@ -82,8 +89,8 @@ pub fn clean_response(truth: &Truth) -> Result<Vec<Vec<f64>>, String> {
         .collect()
 }
 
-/// The survey of date `t` with noise added.
-fn survey(truth: &Truth, clean: &[f64], t: usize) -> Survey {
+/// The survey number `t` with noise added (seed 2024 + t).
+pub fn survey(truth: &Truth, clean: &[f64], t: usize) -> Survey {
     let quads = quadrupoles();
     let mut g = SplitMix64::new(2024 + t as u64);
     let mut s = Survey::empty(Format::Unified);

@@ -12,6 +12,7 @@
 pub mod ert;
 pub mod gpr;
 pub mod gravmag;
+pub mod monitoring;
 pub mod mt;
 pub mod seismic;
 pub mod tdem;
@@ -126,8 +127,13 @@ impl Truth {
 
     /// Resistivity (Ω·m) at `x_m` and `depth_m` below the surface, at survey `t` (0–3).
     pub fn rho(&self, x_m: f64, depth_m: f64, t: usize) -> f64 {
+        self.rho_with_plume(x_m, depth_m, self.plume.radius_m[t.min(3)])
+    }
+
+    /// Resistivity (Ω·m) at `x_m` and `depth_m` below the surface with the plume at radius
+    /// `r` (m): the plume's resistivity inside the circle above the bedrock, else the layers.
+    pub fn rho_with_plume(&self, x_m: f64, depth_m: f64, r: f64) -> f64 {
         let p = &self.plume;
-        let r = p.radius_m[t.min(3)];
         if ((x_m - p.x_m).powi(2) + (depth_m - p.depth_m).powi(2)).sqrt() <= r
             && depth_m < self.bedrock_depth(x_m)
         {

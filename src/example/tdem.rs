@@ -58,10 +58,15 @@ pub struct SyntheticSounding {
 /// step-off dB/dt forward model (Hankel and sine digital filters, Key 2009/2012), then
 /// multiplicative noise d = d₀(1 + 0.03 z) from one seeded xoshiro256** stream per sounding.
 pub fn soundings(truth: &Truth) -> Result<Vec<SyntheticSounding>, String> {
+    soundings_at(truth, &POSITIONS_M)
+}
+
+/// [`soundings`] at any positions along the line (m): sounding k's noise from stream k.
+pub fn soundings_at(truth: &Truth, positions_m: &[f64]) -> Result<Vec<SyntheticSounding>, String> {
     let system = TemSystem::central_loop(LOOP_RADIUS_M);
     let times = gate_times_s();
     let forward = Forward::new(&system, &times, Quantity::DbDt).map_err(|e| e.to_string())?;
-    POSITIONS_M
+    positions_m
         .iter()
         .enumerate()
         .map(|(k, &x)| {
@@ -85,7 +90,16 @@ pub fn soundings(truth: &Truth) -> Result<Vec<SyntheticSounding>, String> {
 /// Write `tdem/soundings.csv` and `tdem/geometry.csv` under `dir`; returns the roles
 /// `tdem_file` and `tdem_geometry_file` with the paths relative to `dir`.
 pub fn write(truth: &Truth, dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
-    let snd = soundings(truth)?;
+    write_at(truth, dir, &POSITIONS_M)
+}
+
+/// [`write`] with soundings at `positions_m` (named snd1, snd2, … in that order).
+pub fn write_at(
+    truth: &Truth,
+    dir: &Path,
+    positions_m: &[f64],
+) -> Result<Vec<(String, PathBuf)>, String> {
+    let snd = soundings_at(truth, positions_m)?;
     let sub = dir.join("tdem");
     std::fs::create_dir_all(&sub).map_err(|e| format!("{}: {e}", sub.display()))?;
     let mut data = String::from("time_s");

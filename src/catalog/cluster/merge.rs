@@ -8,7 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use super::{MT, PART_SETTING, Part, Plan};
+use super::{ERT_EPOCH, MT, PART_SETTING, Part, Plan, REST, TDEM_SOUNDING};
+
+/// The ERT cell tables a part writes, merged column by column (the baseline's and each
+/// epoch's columns, named by survey index).
+const ERT_TABLES: &[&str] = &["ert_timelapse_cells.csv", "ert_evaluated_cells.csv"];
+use crate::catalog::kit::keys;
 use crate::runtime::journal::JOURNAL_FILE;
 use crate::runtime::run_folder::{
     RESULT_FILE, RunFolder, RunStatus, write_atomic, write_file_atomic,
@@ -211,29 +216,95 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// The MT site names of a part, in the order its run read them.
-fn sites_of(part: &Part) -> Vec<String> {
+/// The names of a part's units of `method`, in the order its run read them.
+fn names_of(part: &Part, method: &str) -> Vec<String> {
     part.units
         .iter()
-        .filter(|u| u.method == MT)
+        .filter(|u| u.method == method)
         .map(|u| u.name.clone())
         .collect()
 }
 
-/// The per-site numbers of a part's MT results (`chi2_by_site`, `rms_by_site`, in the order
-/// of its sites), by site name.
-fn mt_units(part: &Part, result: &Value) -> BTreeMap<String, Value> {
+/// The key of a unit in the merged `result.json`'s `units`: `mt:site01`, `ert:2024-06-01`,
+/// `tdem:snd3`.
+pub fn unit_key(method: &str, name: &str) -> String {
+    let prefix = match method {
+        ERT_EPOCH => "ert",
+        TDEM_SOUNDING => "tdem",
+        other => other,
+    };
+    format!("{prefix}:{name}")
+}
+
+/// Entry `i` of the array `key` of a product's numbers (null when absent).
+fn at(numbers: &Value, key: &str, i: usize) -> Value {
+    numbers[key].get(i).cloned().unwrap_or(Value::Null)
+}
+
+/// The per-unit numbers of a part's results, by unit key: MT sites (`chi2_by_site`,
+/// `rms_by_site`, in the order of its sites), ERT epochs (the evaluated model's
+/// `chi2_by_step`, `rrms_percent_by_step` by `step_labels`; the baseline under
+/// `ert-baseline:`), TDEM soundings (`chi2_per_sounding`, `rrms_percent_per_sounding` by
+/// `sounding_names`).
+fn unit_numbers(part: &Part, result: &Value) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
-    let r = &result["products"]["mt_results"];
-    for (i, site) in sites_of(part).into_iter().enumerate() {
-        out.insert(
-            site,
-            json!({
-                "part": part.index,
-                "chi2": r["chi2_by_site"].get(i).cloned().unwrap_or(Value::Null),
-                "rms": r["rms_by_site"].get(i).cloned().unwrap_or(Value::Null),
-            }),
-        );
+    let products = &result["products"];
+    let mt = &products["mt_results"];
+    if mt.is_object() {
+        for (i, site) in names_of(part, MT).into_iter().enumerate() {
+            out.insert(
+                unit_key(MT, &site),
+                json!({"part": part.index, "chi2": at(mt, "chi2_by_site", i), "rms": at(mt, "rms_by_site", i)}),
+            );
+        }
+    }
+    let ert = [keys::EVALUATION_RESULTS, keys::INVERSION_RESULTS]
+        .iter()
+        .map(|k| &products[*k])
+        .find(|p| p["step_labels"].is_array());
+    if let Some(ert) = ert {
+        let epochs = names_of(part, ERT_EPOCH);
+        for (i, label) in ert["step_labels"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let label = label.as_str().unwrap_or_default();
+            let name = std::path::Path::new(label)
+                .file_stem()
+                .map_or_else(|| label.to_string(), |s| s.to_string_lossy().into_owned());
+            let key = if i == 0 {
+                format!("ert-baseline:{name}")
+            } else if epochs.contains(&name) {
+                unit_key(ERT_EPOCH, &name)
+            } else {
+                continue;
+            };
+            out.insert(
+                key,
+                json!({"part": part.index, "chi2": at(ert, "chi2_by_step", i),
+                    "rrms_percent": at(ert, "rrms_percent_by_step", i),
+                    "iterations": at(ert, "iterations_by_step", i)}),
+            );
+        }
+    }
+    let tdem = &products[keys::TDEM_RESULTS];
+    let soundings = names_of(part, TDEM_SOUNDING);
+    for (i, name) in tdem["sounding_names"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let name = name.as_str().unwrap_or_default();
+        if soundings.iter().any(|s| s == name) {
+            out.insert(
+                unit_key(TDEM_SOUNDING, name),
+                json!({"part": part.index, "chi2": at(tdem, "chi2_per_sounding", i),
+                    "rrms_percent": at(tdem, "rrms_percent_per_sounding", i)}),
+            );
+        }
     }
     out
 }
@@ -260,10 +331,20 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
     let g = gather(&plan, &parts, &dir)?;
     let (steps, products, units, mt_models) = (g.steps, g.products, g.units, g.mt_models);
     let (journal, report_parts) = (g.journal, g.report_parts);
+    let mut notes = g.notes;
     if mt_models.len() > 1 {
         let path = dir.join("products").join("mt_models.csv");
         write_file_atomic(&path, (mt_models.join("\n") + "\n").as_bytes())
             .map_err(write_err(&path))?;
+    }
+    for (name, tables) in &g.tables {
+        match merge_columns(tables) {
+            Ok(text) => {
+                let path = dir.join("products").join(name);
+                write_file_atomic(&path, text.as_bytes()).map_err(write_err(&path))?;
+            }
+            Err(why) => notes.push(format!("products/{name} of the parts not merged: {why}")),
+        }
     }
     let journal_path = dir.join(JOURNAL_FILE);
     write_file_atomic(&journal_path, journal.as_bytes()).map_err(write_err(&journal_path))?;
@@ -281,6 +362,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
         parts.len(),
         &not_delivered,
         &units,
+        &notes,
         &report_parts,
     );
     write_file_atomic(&md, report.as_bytes()).map_err(write_err(&md))?;
@@ -303,6 +385,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
         "plan": plan,
         "parts": part_rows,
         "units": units,
+        "notes": notes,
         "steps": steps,
         "products": products,
         "report": {"markdown": md.display().to_string(), "html": html.display().to_string()},
@@ -416,6 +499,9 @@ struct Gathered {
     mt_models: Vec<String>,
     journal: String,
     report_parts: String,
+    notes: Vec<String>,
+    /// The ERT cell tables of the parts, by file name, in part order.
+    tables: BTreeMap<String, Vec<String>>,
 }
 
 /// Phase 3: every part's figures and products copied under `part-<i>/` of `dir`, its steps
@@ -436,6 +522,8 @@ fn gather(
         mt_models,
         journal,
         report_parts,
+        notes,
+        tables,
     } = &mut g;
     for found in parts.values() {
         let tag = format!("part-{}", found.index);
@@ -448,6 +536,11 @@ fn gather(
                 if let Some(file) = f.file_name() {
                     copy(&f, &dir.join(sub).join(&tag).join(file))?;
                 }
+            }
+        }
+        for name in ERT_TABLES {
+            if let Ok(text) = std::fs::read_to_string(found.dir.join("products").join(name)) {
+                tables.entry(name.to_string()).or_default().push(text);
             }
         }
         let mt_csv = found.dir.join("products").join("mt_models.csv");
@@ -483,9 +576,24 @@ fn gather(
         let Some(result) = &found.result else {
             continue;
         };
-        if let (Some(p), Some(_)) = (part, result["products"]["mt_results"].as_object()) {
-            for (site, v) in mt_units(p, result) {
-                units.insert(format!("mt:{site}"), v);
+        if let Some(p) = part {
+            for (key, v) in unit_numbers(p, result) {
+                if let Some(b) = key.strip_prefix("ert-baseline:") {
+                    // The baseline is inverted again in every part holding epochs: one entry,
+                    // and a note if any part's baseline differs from the first's.
+                    match units.get(&key) {
+                        None => {
+                            units.insert(key.clone(), v);
+                        }
+                        Some(first) if first["chi2"] != v["chi2"] => notes.push(format!(
+                            "the baseline {b} came out with χ² {} in part {} and {} in part {}: the parts did not run the same inversion (different software or settings?)",
+                            first["chi2"], first["part"], v["chi2"], v["part"]
+                        )),
+                        Some(_) => {}
+                    }
+                } else {
+                    units.insert(key, v);
+                }
             }
         }
         for s in result["steps"].as_array().into_iter().flatten() {
@@ -541,6 +649,7 @@ fn report_markdown(
     n_found: usize,
     not_delivered: &[String],
     units: &BTreeMap<String, Value>,
+    notes: &[String],
     report_parts: &str,
 ) -> String {
     let mut report = format!(
@@ -571,21 +680,119 @@ fn report_markdown(
         }
         report.push('\n');
     }
-    if !units.is_empty() {
-        report.push_str("## MT sites\n\n| Site | Part | RMS | χ² |\n|---|---|---|---|\n");
-        for (name, v) in units {
-            report.push_str(&format!(
-                "| {} | {} | {:.3} | {:.3} |\n",
-                crate::catalog::kit::markdown::cell(name.trim_start_matches("mt:")),
-                v["part"],
-                v["rms"].as_f64().unwrap_or(f64::NAN),
-                v["chi2"].as_f64().unwrap_or(f64::NAN)
-            ));
+    if !notes.is_empty() {
+        report.push_str("## Notes on the merge\n\n");
+        for n in notes {
+            report.push_str(&format!("- {n}\n"));
         }
         report.push('\n');
     }
+    report.push_str(&units_table(plan, units));
     report.push_str(report_parts);
     report
+}
+
+/// The merged report's table of units, in plan order: the ERT baseline (inverted again in
+/// every part holding epochs), then each unit of each part with its fit, or "not delivered".
+fn units_table(plan: &Plan, units: &BTreeMap<String, Value>) -> String {
+    use crate::catalog::kit::markdown::cell;
+    let num = |v: &Value, d: usize| {
+        v.as_f64()
+            .map_or_else(|| "–".to_string(), |x| format!("{x:.d$}"))
+    };
+    let row = |kind: &str, name: &str, v: Option<&Value>| -> String {
+        match v {
+            Some(v) => {
+                let (misfit, what) = if v["rms"].is_number() {
+                    (num(&v["rms"], 3), "RMS")
+                } else {
+                    (num(&v["rrms_percent"], 2), "RRMS %")
+                };
+                format!(
+                    "| {kind} | {} | {} | {} | {misfit} ({what}) |\n",
+                    cell(name),
+                    v["part"],
+                    num(&v["chi2"], 3)
+                )
+            }
+            None => format!("| {kind} | {} | – | not delivered | – |\n", cell(name)),
+        }
+    };
+    let mut body = String::new();
+    for (key, v) in units.iter().filter(|(k, _)| k.starts_with("ert-baseline:")) {
+        body.push_str(&row(
+            "ERT baseline",
+            key.trim_start_matches("ert-baseline:"),
+            Some(v),
+        ));
+    }
+    for part in &plan.parts {
+        for u in part.units.iter().filter(|u| u.method != REST) {
+            let kind = match u.method.as_str() {
+                ERT_EPOCH => "ERT epoch",
+                TDEM_SOUNDING => "TDEM sounding",
+                _ => "MT site",
+            };
+            body.push_str(&row(
+                kind,
+                &u.name,
+                units.get(&unit_key(&u.method, &u.name)),
+            ));
+        }
+    }
+    if body.is_empty() {
+        return String::new();
+    }
+    format!("## Units\n\n| Unit | Name | Part | χ² | Misfit |\n|---|---|---|---|---|\n{body}\n")
+}
+
+/// Merge CSV tables column by column: the first table whole, then each later table's
+/// columns the earlier ones do not have. Every table must have the same rows (the same cells)
+/// and agree on every column they share.
+fn merge_columns(tables: &[String]) -> Result<String, String> {
+    let split = |t: &str| -> Vec<Vec<String>> {
+        t.lines()
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    let mut out = match tables.first() {
+        Some(t) => split(t),
+        None => return Err("no table".into()),
+    };
+    for (k, t) in tables.iter().enumerate().skip(1) {
+        let rows = split(t);
+        if rows.len() != out.len() || rows.is_empty() {
+            return Err(format!(
+                "part tables differ in rows ({} and {})",
+                out.len(),
+                rows.len()
+            ));
+        }
+        let header = rows[0].clone();
+        for (c, name) in header.iter().enumerate() {
+            match out[0].iter().position(|h| h == name) {
+                Some(o) => {
+                    if rows.iter().zip(&out).any(|(r, m)| r.get(c) != m.get(o)) {
+                        return Err(format!(
+                            "column {name} of table {} differs from the first part's",
+                            k + 1
+                        ));
+                    }
+                }
+                None => {
+                    for (r, m) in rows.iter().zip(out.iter_mut()) {
+                        m.push(r.get(c).cloned().unwrap_or_default());
+                    }
+                }
+            }
+        }
+    }
+    Ok(out
+        .iter()
+        .map(|r| r.join(","))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n")
 }
 
 fn capitalise(s: &str) -> String {

@@ -2,19 +2,21 @@
 //! part run on its own (`run --part i/N`), the parts merged into one run folder
 //! ([`merge`]), and the Slurm scripts that fan the parts out ([`slurm`]).
 //!
-//! A *unit* is a piece of work whose numbers do not depend on any other unit: in this version
-//! an MT site (each site is an Occam 1D inversion of its own, judged on its own), and "the rest
-//! of the project" (every other method, run whole in one part). Coupled work — a simultaneous
-//! ERT time-lapse, a laterally constrained TDEM line — is never split and the plan says so;
-//! work that could be split but is not in this version (ERT epochs of a difference, ratio or
-//! independent time-lapse; TDEM soundings inverted one by one) is named with the reason.
+//! A *unit* is a piece of work whose numbers do not depend on any other unit ([`units`]): an
+//! ERT epoch of a difference, ratio or independent time-lapse (inverted against the baseline,
+//! which every part holding epochs inverts again, to the same numbers), a TDEM sounding
+//! inverted one by one, an MT site, and "the rest of the project" (every other input, run
+//! whole in one part). Coupled work — a simultaneous ERT time-lapse, a laterally constrained
+//! TDEM line — is never split and the plan says so, as it says what a split run does not make.
 //!
 //! A part runs the same tools as a one-machine run, minus the steps that combine methods or
-//! all the units (fusion, interpretations, the answers, the report, MT water content): those
-//! need every part, and the merged run lists what they would have made under *Not delivered*.
+//! all the units (fusion, interpretations, the answers, the report, MT water content, the TDEM
+//! plan-view maps of a split line): those need every part, and the merged run lists what they
+//! would have made under *Not delivered* when the goal asks for it.
 
 pub mod merge;
 pub mod slurm;
+mod units;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -52,6 +54,17 @@ pub const REST: &str = "rest";
 
 /// The method name of an MT site unit.
 pub const MT: &str = "mt";
+
+/// The method name of an ERT epoch unit (a later survey of a relative or independent
+/// time-lapse).
+pub const ERT_EPOCH: &str = "ert_epoch";
+
+/// The method name of a TDEM sounding unit.
+pub const TDEM_SOUNDING: &str = "tdem_sounding";
+
+/// The tool a part holding TDEM soundings does not run: a map of part of a line is not the
+/// line's map.
+const LINE_MAP_TOOL: &str = "map_tdem_plan_view";
 
 /// Why a project cannot be split as asked.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -93,12 +106,16 @@ pub enum SplitError {
 /// One independent piece of work.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unit {
-    /// `mt` (one site) or `rest` (every input not split).
+    /// `mt` (one site), `ert_epoch`, `tdem_sounding` or `rest` (every input not split).
     pub method: String,
-    /// The site's name (its file stem), or a description of the rest.
+    /// The site's or epoch's file stem, the sounding's name, or a description of the rest.
     pub name: String,
-    /// The input file of an MT site as the project writes it; the input roles of the rest.
+    /// The input file of the unit as the project writes it; the input roles of the rest.
     pub inputs: Vec<String>,
+    /// The unit's index among its method's inputs: the MT file, the ERT survey (1 is the
+    /// first after the baseline), the TDEM sounding in the file (0-based).
+    #[serde(default)]
+    pub index: Option<usize>,
 }
 
 /// Work the plan keeps whole, and why.
@@ -123,17 +140,39 @@ pub struct Part {
 }
 
 impl Part {
-    /// "part 1 of 3 (MT sites site02, site03)", the name a missing part is given.
+    /// "part 1 of 3 (MT site site02; TDEM soundings snd1 … snd20 (20))", the name a missing
+    /// part is given.
     pub fn describe(&self, n_parts: usize) -> String {
-        let names: Vec<String> = self
-            .units
-            .iter()
-            .map(|u| match u.method.as_str() {
-                MT => format!("MT site {}", u.name),
-                _ => u.name.clone(),
-            })
-            .collect();
-        format!("part {} of {n_parts} ({})", self.index, names.join("; "))
+        let mut groups: Vec<String> = Vec::new();
+        let mut rest: Vec<String> = Vec::new();
+        for (method, one, many) in [
+            (ERT_EPOCH, "ERT epoch", "ERT epochs"),
+            (TDEM_SOUNDING, "TDEM sounding", "TDEM soundings"),
+            (MT, "MT site", "MT sites"),
+        ] {
+            let names: Vec<&str> = self
+                .units
+                .iter()
+                .filter(|u| u.method == method)
+                .map(|u| u.name.as_str())
+                .collect();
+            match names.as_slice() {
+                [] => {}
+                [a] => groups.push(format!("{one} {a}")),
+                _ if method == MT && names.len() <= 3 => {
+                    groups.extend(names.iter().map(|n| format!("{one} {n}")));
+                }
+                [a, .., b] => groups.push(format!("{many} {a} … {b} ({})", names.len())),
+            }
+        }
+        rest.extend(
+            self.units
+                .iter()
+                .filter(|u| u.method == REST)
+                .map(|u| u.name.clone()),
+        );
+        rest.extend(groups);
+        format!("part {} of {n_parts} ({})", self.index, rest.join("; "))
     }
 }
 
@@ -180,60 +219,42 @@ fn stem(path: &str) -> String {
         .unwrap_or_else(|| path.to_string())
 }
 
-/// What the plan keeps whole, from the project's inputs and settings.
-fn kept_whole(project: &Project) -> Vec<Whole> {
-    let mut out = Vec::new();
-    let has = |role: &str| project.inputs.get(role).is_some_and(|v| !v.is_null());
-    if has(keys::ERT_FILES) || has("ert_file") || has("ert_dir") {
-        let scheme = project
-            .config
-            .get(keys::TIME_LAPSE_METHOD)
-            .and_then(Value::as_str)
-            .unwrap_or("simultaneous")
-            .to_lowercase();
-        out.push(if scheme.starts_with("simultaneous") || scheme == "4d" {
-            Whole {
-                method: "ERT".into(),
-                kind: "coupled".into(),
-                why: "a simultaneous (4D) time-lapse inverts every epoch together, with temporal regularisation between them: one part".into(),
-            }
-        } else {
-            Whole {
-                method: "ERT".into(),
-                kind: "not_split".into(),
-                why: format!("the {scheme} time-lapse epochs are independent after the baseline, but this version runs them in one part (the evaluation's λ retries judge all epochs together)"),
-            }
-        });
+/// Deal `by_method` (each method's units, in project order) and `rest` out to `n_parts`
+/// parts: each method's units in contiguous runs, one run to each of the parts holding least
+/// so far (the first such parts taking one more when they do not divide evenly), then the
+/// rest to the part holding least; every part's units in project order (rest, ERT, TDEM, MT).
+fn deal(rest: Option<Unit>, by_method: Vec<Vec<Unit>>, n_parts: usize) -> Vec<Part> {
+    let mut parts: Vec<Part> = (0..n_parts)
+        .map(|index| Part {
+            index,
+            units: Vec::new(),
+        })
+        .collect();
+    for units in by_method {
+        let n_runs = units.len().min(n_parts);
+        if n_runs == 0 {
+            continue;
+        }
+        let (per, extra) = (units.len() / n_runs, units.len() % n_runs);
+        let mut order: Vec<usize> = (0..n_parts).collect();
+        order.sort_by_key(|&i| (parts[i].units.len(), i));
+        let mut it = units.into_iter();
+        for (k, &i) in order.iter().take(n_runs).enumerate() {
+            let take = per + usize::from(k < extra);
+            parts[i].units.extend(it.by_ref().take(take));
+        }
     }
-    if has(keys::TDEM_FILE) {
-        let lateral = project
-            .config
-            .get(keys::TDEM_PARAMS)
-            .and_then(|p| p.get("lateral_constraints"))
-            .and_then(Value::as_bool);
-        out.push(Whole {
-            method: "TDEM".into(),
-            kind: if lateral == Some(false) { "not_split" } else { "coupled" }.into(),
-            why: if lateral == Some(false) {
-                "the soundings are inverted one by one, but the evaluation's λ retries judge them together, so this version runs them in one part".into()
-            } else {
-                "a laterally constrained inversion (the default when the soundings are close; tdem_params.lateral_constraints) solves every sounding of the line together: one part".into()
-            },
-        });
+    if let Some(r) = rest
+        && let Some(i) = (0..n_parts).min_by_key(|&i| (parts[i].units.len(), i))
+    {
+        parts[i].units.insert(0, r);
     }
-    if has(keys::MT_DIR) && !has(keys::MT_FILES) {
-        out.push(Whole {
-            method: "MT".into(),
-            kind: "not_split".into(),
-            why: "the sites are named by a folder (mt_dir); list them in mt_files to split them by site".into(),
-        });
-    }
-    out
+    parts
 }
 
-/// Split `project` into `n_parts` parts: the rest of the project (when there is any) is the
-/// first unit, then each MT site of `mt_files` in order; the units are dealt out in
-/// contiguous runs, the first parts taking one more when they do not divide evenly.
+/// Split `project` into `n_parts` parts ([`deal`]): the rest of the project (when there is
+/// any) is one unit; ERT epochs, TDEM soundings and MT sites are units of their own where the
+/// work is independent ([`units`]).
 pub fn plan(project: &Project, n_parts: usize) -> Result<Plan, SplitError> {
     // The split is of what a run would run: files the goal names are adopted first, as
     // `catalog::run_spec` does.
@@ -254,55 +275,49 @@ pub fn plan(project: &Project, n_parts: usize) -> Result<Plan, SplitError> {
             found: "0".into(),
         });
     }
-    let sites = paths_of(project, keys::MT_FILES)?;
+    let splits = [
+        units::ert_epochs(project)?,
+        units::tdem_soundings(project)?,
+        units::mt_sites(project)?,
+    ];
+    let taken: Vec<&str> = splits
+        .iter()
+        .filter(|m| !m.units.is_empty())
+        .flat_map(|m| m.roles.iter().copied())
+        .collect();
     let rest_roles: Vec<String> = project
         .inputs
         .iter()
-        .filter(|(k, v)| k.as_str() != keys::MT_FILES && !v.is_null())
+        .filter(|(k, v)| !taken.contains(&k.as_str()) && !v.is_null())
         .map(|(k, _)| k.clone())
         .collect();
-    let mut units = Vec::new();
-    if !rest_roles.is_empty() {
-        units.push(Unit {
-            method: REST.into(),
-            name: format!("the rest of the project ({})", rest_roles.join(", ")),
-            inputs: rest_roles,
-        });
-    }
-    for s in &sites {
-        units.push(Unit {
-            method: MT.into(),
-            name: stem(s),
-            inputs: vec![s.clone()],
-        });
-    }
-    if units.len() < n_parts {
+    let rest = (!rest_roles.is_empty()).then(|| Unit {
+        method: REST.into(),
+        name: format!("the rest of the project ({})", rest_roles.join(", ")),
+        inputs: rest_roles,
+        index: None,
+    });
+    let n_units = usize::from(rest.is_some()) + splits.iter().map(|m| m.units.len()).sum::<usize>();
+    if n_units < n_parts {
+        let names: Vec<String> = rest
+            .iter()
+            .chain(splits.iter().flat_map(|m| &m.units))
+            .map(|u| u.name.clone())
+            .collect();
         return Err(SplitError::TooFewUnits {
             project: file,
             n_parts,
-            n_units: units.len(),
-            units: units
-                .iter()
-                .map(|u| u.name.clone())
-                .collect::<Vec<_>>()
-                .join("; "),
+            n_units,
+            units: names.join("; "),
         });
     }
-    let (per, extra) = (units.len() / n_parts, units.len() % n_parts);
-    let mut parts = Vec::new();
-    let mut it = units.into_iter();
-    for index in 0..n_parts {
-        let take = per + usize::from(index < extra);
-        parts.push(Part {
-            index,
-            units: it.by_ref().take(take).collect(),
-        });
-    }
+    let whole: Vec<Whole> = splits.iter().flat_map(|m| m.whole.clone()).collect();
+    let parts = deal(rest, splits.into_iter().map(|m| m.units).collect(), n_parts);
     Ok(Plan {
         project: file,
         n_parts,
         parts,
-        whole: kept_whole(project),
+        whole,
     })
 }
 
@@ -323,18 +338,50 @@ pub fn parse_part(text: &str) -> Result<(usize, usize), SplitError> {
     Ok((i, n))
 }
 
-/// The project a part runs: the same goal and settings, the inputs of its units only.
+/// The project a part runs: the same goal and settings, the inputs of its units only — the
+/// rest's roles; every ERT survey with `time_lapse_epochs` naming the part's epochs; the TDEM
+/// file with `tdem_params.soundings` naming its soundings, inverted one by one; its MT sites.
 pub fn part_project(project: &Project, part: &Part) -> Project {
     let mut sub = project.clone();
     let mut inputs = serde_json::Map::new();
-    for u in &part.units {
-        if u.method == REST {
-            for role in &u.inputs {
-                if let Some(v) = project.inputs.get(role) {
-                    inputs.insert(role.clone(), v.clone());
-                }
-            }
+    let copy_role = |inputs: &mut serde_json::Map<String, Value>, role: &str| {
+        if let Some(v) = project.inputs.get(role) {
+            inputs.insert(role.to_string(), v.clone());
         }
+    };
+    let indices = |method: &str| -> Vec<usize> {
+        part.units
+            .iter()
+            .filter(|u| u.method == method)
+            .filter_map(|u| u.index)
+            .collect()
+    };
+    for u in part.units.iter().filter(|u| u.method == REST) {
+        for role in &u.inputs {
+            copy_role(&mut inputs, role);
+        }
+    }
+    let epochs = indices(ERT_EPOCH);
+    if !epochs.is_empty() {
+        copy_role(&mut inputs, keys::ERT_FILES);
+        copy_role(&mut inputs, keys::ELECTRODE_FILE);
+        sub.config
+            .insert(keys::TIME_LAPSE_EPOCHS.into(), Value::from(epochs));
+    }
+    let soundings = indices(TDEM_SOUNDING);
+    if !soundings.is_empty() {
+        copy_role(&mut inputs, keys::TDEM_FILE);
+        copy_role(&mut inputs, keys::TDEM_GEOMETRY_FILE);
+        let mut params = project
+            .config
+            .get(keys::TDEM_PARAMS)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        params.insert("soundings".into(), Value::from(soundings));
+        params.insert("lateral_constraints".into(), Value::Bool(false));
+        sub.config
+            .insert(keys::TDEM_PARAMS.into(), Value::Object(params));
     }
     let sites: Vec<Value> = part
         .units
@@ -352,10 +399,12 @@ pub fn part_project(project: &Project, part: &Part) -> Project {
 /// The tools of a part: the catalog's, without [`CROSS_PART_TOOLS`], and a last step that
 /// closes the part once nothing else can run.
 pub fn part_registry(part: &Part, n_parts: usize) -> Registry {
+    let split_line = part.units.iter().any(|u| u.method == TDEM_SOUNDING);
     let tools: Vec<Tool> = crate::catalog::shared_registry()
         .tools()
         .iter()
         .filter(|t| !CROSS_PART_TOOLS.contains(&t.name.as_str()))
+        .filter(|t| !(split_line && t.name == LINE_MAP_TOOL))
         .cloned()
         .collect();
     let mut reg = Registry::new();
@@ -450,7 +499,8 @@ mod tests {
         let ert = plan.whole.iter().find(|w| w.method == "ERT").unwrap();
         assert_eq!(ert.kind, "coupled");
         let tdem = plan.whole.iter().find(|w| w.method == "TDEM").unwrap();
-        assert_eq!(tdem.kind, "coupled");
+        assert_eq!(tdem.kind, "not_split");
+        assert!(tdem.why.contains("could not be read"), "{tdem:?}");
         // The sub-projects: part 1 has one site and nothing else.
         let sub = part_project(&p, &plan.parts[1]);
         assert_eq!(sub.inputs.len(), 1);
@@ -458,6 +508,134 @@ mod tests {
         let sub0 = part_project(&p, &plan.parts[0]);
         assert_eq!(sub0.inputs[keys::MT_FILES], serde_json::json!(["mt/a.edi"]));
         assert!(sub0.inputs.contains_key(keys::TDEM_FILE));
+    }
+
+    /// A project in a folder beside the example's TDEM soundings (five, 20 m apart) and four
+    /// ERT file names (never read by the plan).
+    fn tdem_project(dir: &Path, config: Value) -> Project {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example/tdem");
+        for f in ["soundings.csv", "geometry.csv"] {
+            std::fs::copy(example.join(f), dir.join(f)).unwrap();
+        }
+        let text = serde_json::json!({"goal": "g", "config": config, "inputs": {
+            "ert_files": ["a.dat", "b.dat", "c.dat", "d.dat"],
+            "tdem_file": "soundings.csv", "tdem_geometry_file": "geometry.csv",
+            "gravmag_file": "g.csv"}})
+        .to_string();
+        Project::parse(&text, &dir.join("project.json")).unwrap()
+    }
+
+    fn units_of(plan: &Plan, method: &str) -> Vec<(usize, usize)> {
+        plan.parts
+            .iter()
+            .flat_map(|p| {
+                p.units
+                    .iter()
+                    .filter(|u| u.method == method)
+                    .map(move |u| (p.index, u.index.unwrap_or(usize::MAX)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn relative_time_lapse_epochs_and_one_by_one_soundings_are_units_and_coupled_work_is_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let tdem = serde_json::from_str::<Value>(crate::example::tdem::TDEM_PARAMS).unwrap();
+        let mut free = tdem.clone();
+        free["lateral_constraints"] = Value::Bool(false);
+        // Difference scheme, soundings one by one: 3 epochs and 5 soundings are units, each
+        // method's dealt in contiguous runs to the parts holding least (the soundings' first
+        // run to part 1, which has one epoch to part 0's two), then the rest (gravity) to the
+        // part holding least, the first of a tie.
+        let p = tdem_project(
+            tmp.path(),
+            serde_json::json!({"time_lapse_method": "difference", "tdem_params": free}),
+        );
+        let plan = plan(&p, 2).unwrap();
+        assert_eq!(units_of(&plan, ERT_EPOCH), vec![(0, 1), (0, 2), (1, 3)]);
+        assert_eq!(
+            units_of(&plan, TDEM_SOUNDING),
+            vec![(0, 3), (0, 4), (1, 0), (1, 1), (1, 2)]
+        );
+        assert_eq!(plan.parts[0].units[0].method, REST);
+        assert_eq!(
+            plan.parts[0].units[0].inputs,
+            vec!["gravmag_file".to_string()]
+        );
+        assert!(
+            plan.whole
+                .iter()
+                .any(|w| w.method == "ERT" && w.kind == "shared")
+        );
+        // The part's project: every ERT survey, its epochs named; the TDEM file with its
+        // soundings, one by one; nothing of the rest in part 1.
+        let sub = part_project(&p, &plan.parts[1]);
+        assert_eq!(sub.inputs[keys::ERT_FILES], p.inputs[keys::ERT_FILES]);
+        assert_eq!(sub.config[keys::TIME_LAPSE_EPOCHS], serde_json::json!([3]));
+        assert_eq!(
+            sub.config[keys::TDEM_PARAMS]["soundings"],
+            serde_json::json!([0, 1, 2])
+        );
+        assert_eq!(sub.config[keys::TDEM_PARAMS]["lateral_constraints"], false);
+        assert_eq!(sub.config[keys::TDEM_PARAMS]["loop_radius_m"], 20.0);
+        assert!(!sub.inputs.contains_key("gravmag_file"));
+        assert_eq!(
+            plan.parts[1].describe(2),
+            "part 1 of 2 (ERT epoch d; TDEM soundings snd1 … snd3 (3))"
+        );
+        // A part holding soundings makes no plan-view map of its piece of the line.
+        assert!(
+            part_registry(&plan.parts[0], 2)
+                .get(LINE_MAP_TOOL)
+                .is_none()
+        );
+
+        // Coupled or not split, each with its reason: the simultaneous scheme, outlier
+        // rejection, the laterally constrained line (the default at 20 m spacing), a fixed λ
+        // the evaluation retries.
+        for (config, method, kind, says) in [
+            (
+                serde_json::json!({"tdem_params": free}),
+                "ERT",
+                "coupled",
+                "simultaneous",
+            ),
+            (
+                serde_json::json!({"time_lapse_method": "ratio", "tdem_params": free,
+                    "inversion_params": {"outlier_threshold": 3.0}}),
+                "ERT",
+                "coupled",
+                "outlier",
+            ),
+            (
+                serde_json::json!({"tdem_params": tdem}),
+                "TDEM",
+                "coupled",
+                "laterally constrained",
+            ),
+            (
+                serde_json::json!({"tdem_params": {"lambda": 5.0, "lateral_constraints": false,
+                    "loop_radius_m": 20.0, "unit": "V/(A·m²)"}}),
+                "TDEM",
+                "not_split",
+                "fixed λ",
+            ),
+        ] {
+            let p = tdem_project(tmp.path(), config.clone());
+            let plan = super::plan(&p, 1).unwrap();
+            let w = plan
+                .whole
+                .iter()
+                .find(|w| w.method == method && w.kind == kind)
+                .unwrap_or_else(|| panic!("{config}: {:?}", plan.whole));
+            assert!(w.why.contains(says), "{config}: {}", w.why);
+            let kind_of = if method == "ERT" {
+                ERT_EPOCH
+            } else {
+                TDEM_SOUNDING
+            };
+            assert!(units_of(&plan, kind_of).is_empty(), "{config}");
+        }
     }
 
     #[test]

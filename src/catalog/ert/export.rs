@@ -15,13 +15,19 @@ pub fn cells_table(model: &ErtModel) -> (Vec<String>, Vec<Vec<f64>>) {
         .map(|h| h.to_string())
         .collect();
     for (i, st) in steps.iter().enumerate() {
+        // Named by the survey's index among those given, so the tables of the parts of a
+        // split run (each the baseline and some epochs) merge column by column.
+        let t = match model {
+            ErtModel::TimeLapse(r) => r.survey_index_of(i),
+            ErtModel::Single(_) => i,
+        };
         header.push(if steps.len() == 1 {
             "rho_ohm_m".into()
         } else {
-            format!("rho_ohm_m_t{i}")
+            format!("rho_ohm_m_t{t}")
         });
         if st.change_percent.is_some() {
-            header.push(format!("change_percent_t{i}"));
+            header.push(format!("change_percent_t{t}"));
         }
     }
     let rows = (0..s.n_params())

@@ -31,7 +31,7 @@ use crate::methods::ert::inversion::{
 use crate::methods::ert::mesh::Interface;
 use crate::methods::ert::readers::read_survey_with_electrodes;
 use crate::methods::ert::timelapse::{
-    TimeLapseMethod, TimeLapseResult, invert_time_lapse, survey_label,
+    TimeLapseMethod, TimeLapseResult, TimeStep, invert_time_lapse_epochs, survey_label,
 };
 use crate::methods::ert::{Instrument, Survey, SurveySet, qc, read_survey};
 use crate::methods::io::ReadError;
@@ -107,7 +107,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .produces(&[keys::INVERSION_RESULTS])
         .label("Run time-lapse inversion")
         .module("ert")
-        .adjusts(&[keys::INVERSION_PARAMS, keys::TIME_LAPSE_METHOD, keys::TEMPORAL_REGULARIZATION, keys::COVERAGE_THRESHOLD])
+        .adjusts(&[keys::INVERSION_PARAMS, keys::TIME_LAPSE_METHOD, keys::TEMPORAL_REGULARIZATION, keys::TIME_LAPSE_EPOCHS, keys::COVERAGE_THRESHOLD])
         .when(|ctx| surveys_expected(ctx) >= 2),
         Tool::new(
             "invert_ert",

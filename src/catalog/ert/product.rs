@@ -159,6 +159,59 @@ impl Assessable for ErtModel {
     }
 }
 
+/// A difference, ratio or independent time-lapse as the evaluation's λ retries judge it: by
+/// its baseline alone. Every later survey is inverted against the baseline with the same λ,
+/// so choosing λ on the baseline keeps each epoch's model independent of which other epochs
+/// are inverted with it — what lets a split run (issue 25) deal the epochs out to parts and
+/// still give the numbers of a one-machine run. The quality reported is of every epoch
+/// ([`BaselineJudged::whole`]).
+#[derive(Debug, Clone)]
+pub struct BaselineJudged(pub ErtModel);
+
+impl BaselineJudged {
+    /// Whether `model` is judged this way: a time-lapse with a baseline of its own
+    /// (difference, ratio, independent; not the simultaneous scheme).
+    pub fn applies(model: &ErtModel) -> bool {
+        matches!(model, ErtModel::TimeLapse(r) if r.method != TimeLapseMethod::Simultaneous && r.baseline.is_some())
+    }
+
+    fn baseline(&self) -> Option<&InversionResult> {
+        match &self.0 {
+            ErtModel::TimeLapse(r) => r.baseline.as_deref(),
+            ErtModel::Single(r) => Some(r),
+        }
+    }
+
+    /// The evaluation of the whole model: the kept model's quality over every epoch, the
+    /// attempts as the baseline scored them, and why λ was chosen so.
+    pub fn whole(ev: Evaluation<BaselineJudged>) -> Evaluation<ErtModel> {
+        let kept = ev.kept.0;
+        let quality = kept.assess(ev.settings.quality_threshold);
+        Evaluation {
+            why_kept: format!(
+                "{} λ is chosen on the baseline survey (its χ² and score are the attempts'), which every later survey is inverted against; the quality shown is of every survey.",
+                ev.why_kept
+            ),
+            kept,
+            quality,
+            attempts: ev.attempts,
+            replaced: ev.replaced,
+            settings: ev.settings,
+        }
+    }
+}
+
+impl Assessable for BaselineJudged {
+    fn assess(&self, threshold: f64) -> Quality {
+        self.baseline()
+            .map_or_else(|| self.0.assess(threshold), |b| b.assess(threshold))
+    }
+
+    fn chi2(&self) -> f64 {
+        self.baseline().map_or_else(|| self.0.chi2(), |b| b.chi2)
+    }
+}
+
 /// The water content of each time step of the evaluated model.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ErtWaterContent {

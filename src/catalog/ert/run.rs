@@ -126,8 +126,10 @@ pub fn invert_series(
     cancel: &AtomicBool,
 ) -> anyhow::Result<TimeLapseResult> {
     surface_line_only(surveys)?;
-    invert_time_lapse(
+    let every: Vec<usize> = (1..surveys.len()).collect();
+    invert_time_lapse_epochs(
         surveys,
+        settings.epochs.as_deref().unwrap_or(&every),
         settings.time_lapse_method,
         &settings.inversion,
         settings.temporal_regularization,
@@ -175,8 +177,9 @@ pub(super) fn rerun(
                 .ok_or_else(|| InversionError::BadParams("the ERT data hold no survey".into()))?;
             ErtModel::Single(Box::new(invert_survey(s, &params, &[], &mut pr, &cancel)?))
         }
-        ErtModel::TimeLapse(r) => ErtModel::TimeLapse(Box::new(invert_time_lapse(
+        ErtModel::TimeLapse(r) => ErtModel::TimeLapse(Box::new(invert_time_lapse_epochs(
             &set.surveys,
+            &epochs_of(ctx, set)?,
             r.method,
             &params,
             r.alpha,
@@ -184,6 +187,13 @@ pub(super) fn rerun(
             &cancel,
         )?)),
     })
+}
+
+/// The later surveys the run inverts (`time_lapse_epochs`, else every one).
+fn epochs_of(ctx: &RunContext, set: &SurveySet) -> Result<Vec<usize>, InversionError> {
+    Ok(time_lapse_epochs(ctx)
+        .map_err(|e| InversionError::BadParams(format!("{e:#}")))?
+        .unwrap_or_else(|| (1..set.surveys.len()).collect()))
 }
 
 /// The prior of each region of a section: the generic sediment defaults above an interface

@@ -61,6 +61,21 @@ pub fn temporal_regularization(ctx: &RunContext) -> f64 {
     )
 }
 
+/// The later surveys to invert against the baseline (`time_lapse_epochs`: 0-based survey
+/// indices), `None` for every one; anything but a list of whole numbers is an error.
+pub fn time_lapse_epochs(ctx: &RunContext) -> anyhow::Result<Option<Vec<usize>>> {
+    match ctx.config.get(keys::TIME_LAPSE_EPOCHS) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value::<Vec<usize>>(v.clone())
+            .map(Some)
+            .map_err(|_| {
+                anyhow!(
+                    "time_lapse_epochs: expected a list of 0-based survey indices (e.g. [1, 2]), found {v}"
+                )
+            }),
+    }
+}
+
 /// The coverage mask's threshold (fraction of the largest coverage).
 pub fn coverage_threshold(ctx: &RunContext) -> f64 {
     ctx.config_f64(keys::COVERAGE_THRESHOLD, DEFAULT_COVERAGE_THRESHOLD)
@@ -78,6 +93,8 @@ pub struct ErtSettings {
     pub time_lapse_method: TimeLapseMethod,
     /// Temporal regularisation α (`temporal_regularization`).
     pub temporal_regularization: f64,
+    /// The later surveys inverted against the baseline (`time_lapse_epochs`; `None`: all).
+    pub epochs: Option<Vec<usize>>,
     /// Coverage mask (`coverage_threshold`).
     pub coverage_threshold: f64,
     /// The evaluation's rubric (`quality_threshold`, `max_attempts`, `auto_adjust`).
@@ -92,6 +109,7 @@ impl ErtSettings {
             inversion: inversion_params(ctx)?,
             time_lapse_method: time_lapse_method(ctx)?,
             temporal_regularization: temporal_regularization(ctx),
+            epochs: time_lapse_epochs(ctx)?,
             coverage_threshold: coverage_threshold(ctx),
             evaluation: evaluation_settings(ctx),
         })

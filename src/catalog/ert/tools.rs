@@ -199,10 +199,27 @@ pub(super) fn held_model(model: ErtModel, line: String, files: Vec<PathBuf>) -> 
         )
         .detail(model_report(&model))
         .report(format!("### ERT inversion\n\n{}", model_report(&model)));
+    h = with_steps(h, &model);
     for f in files {
         h = h.file(f);
     }
     h
+}
+
+/// The numbers of each survey of a time-lapse model, in step order (baseline first), under
+/// the names `result.json` and the merge of a split run read: `step_labels`, `chi2_by_step`,
+/// `rrms_percent_by_step`, `iterations_by_step`. A single survey adds nothing.
+pub(super) fn with_steps<T>(h: Held<T>, model: &ErtModel) -> Held<T> {
+    let ErtModel::TimeLapse(r) = model else {
+        return h;
+    };
+    let col = |f: &dyn Fn(&TimeStep) -> serde_json::Value| {
+        r.steps.iter().map(f).collect::<Vec<serde_json::Value>>()
+    };
+    h.number("step_labels", col(&|s| s.label.clone().into()))
+        .number("chi2_by_step", col(&|s| s.chi2.into()))
+        .number("rrms_percent_by_step", col(&|s| s.rrms_percent.into()))
+        .number("iterations_by_step", col(&|s| s.iterations.into()))
 }
 
 /// `invert_ert`: invert the one survey.
@@ -351,8 +368,16 @@ pub fn evaluate_inversion(ctx: &mut RunContext) -> ToolResult {
     let template = model.clone();
     let ev = {
         let c: &RunContext = ctx;
-        evaluate(model, lambda, &settings, |l| rerun(c, &set, &template, l))
-            .map_err(|e| anyhow!("{e}"))?
+        if BaselineJudged::applies(&model) {
+            let ev = evaluate(BaselineJudged(model), lambda, &settings, |l| {
+                rerun(c, &set, &template, l).map(BaselineJudged)
+            })
+            .map_err(|e| anyhow!("{e}"))?;
+            BaselineJudged::whole(ev)
+        } else {
+            evaluate(model, lambda, &settings, |l| rerun(c, &set, &template, l))
+                .map_err(|e| anyhow!("{e}"))?
+        }
     };
     let (files, figs) = if ev.replaced {
         export_and_figures(ctx, &ev.kept, "ert_evaluated")
@@ -396,13 +421,22 @@ pub fn evaluate_inversion(ctx: &mut RunContext) -> ToolResult {
         }
     );
     let md = format!("### ERT quality\n\n{}", quality_report(&ev));
-    let mut h = Held::new(ev.clone(), line)
+    let h = Held::new(ev.clone(), line);
+    let mut h = with_steps(h, &ev.kept)
         .number("quality_score", q.score)
         .number("passed", q.passed)
         .number("chi2", ev.kept.chi2())
         .number("lambda", ev.kept.lambda())
         .number("attempts", ev.attempts.len())
         .number("replaced", ev.replaced)
+        .number(
+            "survey_quality_basis",
+            if BaselineJudged::applies(&ev.kept) {
+                "baseline"
+            } else {
+                "every survey"
+            },
+        )
         .detail(quality_report(&ev))
         .report(if ev.replaced {
             format!("{md}\n\n#### The kept model\n\n{}", model_report(&ev.kept))

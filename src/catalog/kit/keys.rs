@@ -108,6 +108,10 @@ pub const INVERSION_PARAMS: &str = "inversion_params";
 pub const TIME_LAPSE_METHOD: &str = "time_lapse_method";
 /// The time-lapse scheme's temporal regularisation α.
 pub const TEMPORAL_REGULARIZATION: &str = "temporal_regularization";
+/// The later ERT surveys a difference, ratio or independent time-lapse inverts against the
+/// baseline: 0-based survey indices (default every one; a part of a split run holds its
+/// epochs this way).
+pub const TIME_LAPSE_EPOCHS: &str = "time_lapse_epochs";
 /// The fraction of the largest coverage below which ERT cells are faded.
 pub const COVERAGE_THRESHOLD: &str = "coverage_threshold";
 /// The quality rubric's pass mark.

@@ -54,8 +54,16 @@ pub(super) fn held_inversion(inv: TdemInversion, quality_score: f64) -> Held<Tde
         .number("n_failed", inv.failed.len())
         .number("chi2_history", inv.chi2_history())
         .number(
+            "sounding_names",
+            inv.fits.iter().map(|f| f.name.clone()).collect::<Vec<_>>(),
+        )
+        .number(
             "chi2_per_sounding",
             inv.fits.iter().map(|f| f.chi2).collect::<Vec<_>>(),
+        )
+        .number(
+            "rrms_percent_per_sounding",
+            inv.fits.iter().map(|f| f.rrms_percent).collect::<Vec<_>>(),
         )
         .number(
             "doi_m",

@@ -1491,6 +1491,7 @@ pub fn median(v: &[f64]) -> f64 {
 }
 
 /// A survey's data on a discretisation: observed ρa (k_model·R for resistances), errors.
+#[derive(Clone)]
 pub(crate) struct Observed {
     pub rhoa: Vec<f64>,
     pub err: Vec<f64>,

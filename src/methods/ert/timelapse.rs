@@ -229,6 +229,18 @@ pub struct TimeLapseResult {
     pub seconds: f64,
     /// What was noticed and decided.
     pub notes: Vec<String>,
+    /// The index of each step's survey among the surveys given (baseline 0; the later
+    /// surveys inverted, [`invert_time_lapse_epochs`]). Empty in results written before it
+    /// existed: then step i is survey i.
+    #[serde(default)]
+    pub survey_index: Vec<usize>,
+}
+
+impl TimeLapseResult {
+    /// The index among the surveys given of step `i`'s survey.
+    pub fn survey_index_of(&self, i: usize) -> usize {
+        self.survey_index.get(i).copied().unwrap_or(i)
+    }
 }
 
 /// The label of a survey: its file name, else "survey N".
@@ -471,7 +483,51 @@ pub fn invert_time_lapse(
     progress: Progress,
     cancel: &AtomicBool,
 ) -> Result<TimeLapseResult, InversionError> {
+    let every: Vec<usize> = (1..surveys.len()).collect();
+    invert_time_lapse_epochs(surveys, &every, method, params, alpha, progress, cancel)
+}
+
+/// Check `epochs` (the later surveys to invert, 0-based survey indices) against `n` surveys
+/// and the scheme: strictly increasing, each in 1..n, and every one for the simultaneous
+/// scheme, which solves all surveys together.
+fn check_epochs(epochs: &[usize], n: usize, method: TimeLapseMethod) -> Result<(), InversionError> {
+    let bad = |why: String| Err(InversionError::TimeLapse(why));
+    if let Some(e) = epochs.iter().find(|&&e| e == 0 || e >= n) {
+        return bad(format!(
+            "time_lapse_epochs: expected survey indices 1 to {} (0 is the baseline, always inverted), found {e}",
+            n.saturating_sub(1)
+        ));
+    }
+    if epochs.windows(2).any(|w| w[0] >= w[1]) {
+        return bad(format!(
+            "time_lapse_epochs: expected increasing survey indices without repeats, found {epochs:?}"
+        ));
+    }
+    if method == TimeLapseMethod::Simultaneous && epochs.len() + 1 != n {
+        return bad(format!(
+            "time_lapse_epochs: the simultaneous scheme inverts every survey together; {} of {} later surveys asked for (use difference, ratio or independent to invert some)",
+            epochs.len(),
+            n.saturating_sub(1)
+        ));
+    }
+    Ok(())
+}
+
+/// [`invert_time_lapse`] of the baseline and the later surveys `epochs` only (0-based survey
+/// indices, increasing). The surveys are matched on the quadrupoles *all* of them measured, so
+/// an epoch's model is the same whichever other epochs are inverted with it (difference, ratio
+/// and independent schemes: each later survey is inverted against the baseline alone).
+pub fn invert_time_lapse_epochs(
+    surveys: &[Survey],
+    epochs: &[usize],
+    method: TimeLapseMethod,
+    params: &InversionParams,
+    alpha: f64,
+    progress: Progress,
+    cancel: &AtomicBool,
+) -> Result<TimeLapseResult, InversionError> {
     params.validate()?;
+    check_epochs(epochs, surveys.len(), method)?;
     if !(alpha.is_finite() && alpha >= 0.0) {
         return Err(InversionError::BadParams(format!(
             "temporal_regularization = {alpha} (must be ≥ 0)"
@@ -570,7 +626,25 @@ pub fn invert_time_lapse(
             ));
         }
     }
-    let t_steps = surveys.len();
+    // The surveys this run inverts: the baseline, then the epochs asked for.
+    let chosen: Vec<usize> = std::iter::once(0).chain(epochs.iter().copied()).collect();
+    if chosen.len() < surveys.len() {
+        notes.push(format!(
+            "{} of {} later surveys inverted against the baseline (time_lapse_epochs): {}",
+            epochs.len(),
+            surveys.len() - 1,
+            epochs
+                .iter()
+                .map(|&t| labels[t].as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        matched.data = chosen.iter().map(|&t| matched.data[t].clone()).collect();
+        obs = chosen.iter().map(|&t| obs[t].clone()).collect();
+    }
+    let labels: Vec<String> = chosen.iter().map(|&t| labels[t].clone()).collect();
+    let times: Vec<Option<String>> = chosen.iter().map(|&t| times[t].clone()).collect();
+    let t_steps = chosen.len();
     let mut res = match method {
         TimeLapseMethod::Simultaneous => {
             simultaneous(&disc, &matched, &obs, params, alpha, progress, cancel)?
@@ -605,6 +679,7 @@ pub fn invert_time_lapse(
         step.time = times[t].clone();
     }
     res.notes.splice(0..0, notes);
+    res.survey_index = chosen;
     res.seconds = t0.elapsed().as_secs_f64();
     progress(1.0, &format!("done: χ² {:.3}", res.chi2));
     Ok(res)
@@ -709,6 +784,7 @@ fn from_runs(
         params: params.clone(),
         seconds: 0.0,
         notes: Vec::new(),
+        survey_index: Vec::new(),
         baseline: base.map(Box::new),
     }
 }
@@ -1134,6 +1210,7 @@ fn simultaneous(
         notes: vec![format!(
             "start model {start:.1} Ω·m for every survey (median ρa of all surveys); α = {alpha}"
         )],
+        survey_index: Vec::new(),
     })
 }
 

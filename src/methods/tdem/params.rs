@@ -107,6 +107,10 @@ pub struct TdemParams {
     pub lateral_factor: Option<f64>,
     /// The 201-point filters instead of the faster 101-point set.
     pub accurate_filters: bool,
+    /// Invert only these soundings: 0-based indices in the file's order (default: every one).
+    /// A part of a split run (`run --part`) holds its soundings this way; the numbers of a
+    /// sounding inverted one by one do not depend on which others are inverted with it.
+    pub soundings: Option<Vec<usize>>,
 
     // ----- plan-view maps -----------------------------------------------------------------
     /// Depths of the map slices [m] (default: ¼, ½ and ¾ of the median DOI).

@@ -234,6 +234,18 @@ pub fn load_dataset(
             notes.push("the file describes its system: tdem_params' loop not used (set override_file_system to use it)".into());
         }
     }
+    if let Some(keep) = &params.soundings {
+        select_soundings(&mut file, keep, data)?;
+        notes.push(format!(
+            "{} of the file's soundings inverted (tdem_params.soundings): {}",
+            file.soundings.len(),
+            file.soundings
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let missing = file.soundings.iter().filter(|s| s.system.is_none()).count();
     if missing > 0 {
         notes.push(format!(
@@ -246,6 +258,48 @@ pub fn load_dataset(
         file,
         notes,
     })
+}
+
+/// Keep the soundings at `keep` (0-based file indices, in the file's order); an index past
+/// the file's last sounding is refused with the count there is.
+fn select_soundings(file: &mut TdemFile, keep: &[usize], path: &Path) -> Result<(), PipelineError> {
+    let n = file.soundings.len();
+    if let Some(bad) = keep.iter().find(|&&k| k >= n) {
+        return Err(PipelineError::Params(ParamsError {
+            key: "soundings".into(),
+            message: format!(
+                "{}: expected sounding indices below {n} (0-based, the file holds {n} sounding(s)), found {bad}",
+                path.display()
+            ),
+        }));
+    }
+    let all = std::mem::take(&mut file.soundings);
+    file.soundings = all
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| keep.contains(k))
+        .map(|(_, s)| s)
+        .collect();
+    Ok(())
+}
+
+/// How a line of soundings is inverted ([`TdemParams::lateral`]): κ when laterally
+/// constrained, `None` one by one, with the reason — decided on every sounding of `ds`
+/// against the median depth they see.
+pub fn lateral_decision(
+    ds: &TdemDataset,
+    params: &TdemParams,
+) -> Result<(Option<f64>, String), PipelineError> {
+    let distances: Vec<Option<f64>> = ds
+        .file
+        .soundings
+        .iter()
+        .map(|s| s.position.distance_m)
+        .collect();
+    let mut seen: Vec<f64> = ds.file.soundings.iter().filter_map(depth_seen_m).collect();
+    seen.sort_by(f64::total_cmp);
+    let max_spacing = seen.get(seen.len() / 2).copied().unwrap_or(0.0);
+    Ok(params.lateral(&distances, max_spacing)?)
 }
 
 /// One sounding's inverted model and its fit, whichever way it was inverted (alone or in a
@@ -426,16 +480,7 @@ pub fn invert_dataset(
     cancel: &AtomicBool,
 ) -> Result<TdemInversion, PipelineError> {
     let (mut settings, mut notes) = params.survey_settings()?;
-    let distances: Vec<Option<f64>> = ds
-        .file
-        .soundings
-        .iter()
-        .map(|s| s.position.distance_m)
-        .collect();
-    let mut seen: Vec<f64> = ds.file.soundings.iter().filter_map(depth_seen_m).collect();
-    seen.sort_by(f64::total_cmp);
-    let max_spacing = seen.get(seen.len() / 2).copied().unwrap_or(0.0);
-    let (kappa, lateral_note) = params.lateral(&distances, max_spacing)?;
+    let (kappa, lateral_note) = lateral_decision(ds, params)?;
     settings.lateral_factor = kappa;
     notes.push(lateral_note.clone());
     invert_with(ds, &settings, lateral_note, notes, progress, cancel)
