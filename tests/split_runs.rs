@@ -56,6 +56,162 @@ fn project(dir: &Path) {
     .unwrap();
 }
 
+/// The large example of issue 25 (`make-example --monitoring EPOCHS --soundings M`): daily
+/// ERT surveys inverted by the difference scheme and a line of TDEM soundings inverted one by
+/// one, with `config` added to its settings.
+fn monitoring(dir: &Path, epochs: usize, soundings: usize, config: Value) {
+    let truth = hydrogeo_studio::example::Truth::default();
+    let file = hydrogeo_studio::example::monitoring::write(&truth, dir, epochs, soundings)
+        .expect("writes the large example");
+    let mut project = json(&file);
+    for (k, v) in config.as_object().into_iter().flatten() {
+        project["config"][k] = v.clone();
+    }
+    std::fs::write(&file, project.to_string()).unwrap();
+}
+
+/// The merged run `merged` holds every ERT epoch (and the baseline once) and every TDEM
+/// sounding of the one-machine run `one` with the same χ² and misfit, to the last bit, and the
+/// same ERT cell tables to the byte.
+fn assert_one_machine_numbers(one: &Path, merged: &Path, epochs: usize, soundings: usize) {
+    let (o, m) = (
+        json(&one.join("result.json")),
+        json(&merged.join("result.json")),
+    );
+    let ert = &o["products"]["evaluation_results"];
+    let labels = ert["step_labels"].as_array().expect("per-step numbers");
+    assert_eq!(labels.len(), epochs);
+    for (i, label) in labels.iter().enumerate() {
+        let name = label.as_str().unwrap().trim_end_matches(".dat");
+        let key = if i == 0 {
+            format!("ert-baseline:{name}")
+        } else {
+            format!("ert:{name}")
+        };
+        let u = &m["units"][&key];
+        assert_eq!(u["chi2"], ert["chi2_by_step"][i], "{key}: {u}");
+        assert_eq!(
+            u["rrms_percent"], ert["rrms_percent_by_step"][i],
+            "{key}: {u}"
+        );
+        assert_eq!(u["iterations"], ert["iterations_by_step"][i], "{key}: {u}");
+    }
+    let tdem = &o["products"]["tdem_results"];
+    let names = tdem["sounding_names"].as_array().unwrap();
+    assert_eq!(names.len(), soundings);
+    for (i, n) in names.iter().enumerate() {
+        let key = format!("tdem:{}", n.as_str().unwrap());
+        let u = &m["units"][&key];
+        assert_eq!(u["chi2"], tdem["chi2_per_sounding"][i], "{key}: {u}");
+        assert_eq!(
+            u["rrms_percent"], tdem["rrms_percent_per_sounding"][i],
+            "{key}: {u}"
+        );
+    }
+    assert_eq!(m["units"].as_object().unwrap().len(), epochs + soundings);
+    for table in ["ert_timelapse_cells.csv", "ert_evaluated_cells.csv"] {
+        let (a, b) = (
+            one.join("products").join(table),
+            merged.join("products").join(table),
+        );
+        assert_eq!(a.is_file(), b.is_file(), "{table}");
+        if a.is_file() {
+            assert!(
+                std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+                "{table} differs from the one-machine run's"
+            );
+        }
+    }
+}
+
+#[test]
+fn monitoring_epochs_and_soundings_split_in_three_give_the_one_machine_numbers_through_a_lambda_retry()
+ {
+    // 6 daily surveys (baseline + 5 epochs) and 15 soundings; λ 400 underfits the baseline, so
+    // the evaluation inverts again with λ 200 and keeps that model — in every part, because λ
+    // is chosen on the baseline every part inverts.
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("project");
+    monitoring(
+        &p,
+        6,
+        15,
+        serde_json::json!({"inversion_params": {"lambda": 400.0}, "max_attempts": 2}),
+    );
+    let ps = p.to_str().unwrap();
+    let plan: Value =
+        serde_json::from_slice(&run_ok(&["parts", ps, "--parts", "3"], 0).stdout).unwrap();
+    let count = |m: &str| -> Vec<usize> {
+        plan["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                p["units"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|u| u["method"] == m)
+                    .count()
+            })
+            .collect()
+    };
+    assert_eq!(count("ert_epoch"), vec![2, 2, 1]);
+    assert_eq!(count("tdem_sounding"), vec![5, 5, 5]);
+    let one = folder_of(&run_ok(
+        &["run", ps, "--out", tmp.path().join("one").to_str().unwrap()],
+        0,
+    ));
+    let ev = &json(&one.join("result.json"))["products"]["evaluation_results"];
+    assert_eq!(ev["attempts"], 2, "the retry this test is about: {ev}");
+    assert_eq!(ev["replaced"], true, "{ev}");
+    assert_eq!(ev["survey_quality_basis"], "baseline");
+    let parts = tmp.path().join("parts");
+    for i in 0..3 {
+        let part = folder_of(&run_ok(
+            &[
+                "run",
+                ps,
+                "--part",
+                &format!("{i}/3"),
+                "--out",
+                parts.to_str().unwrap(),
+            ],
+            0,
+        ));
+        let tools: Vec<String> = json(&part.join("result.json"))["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["tool"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            !tools.iter().any(|t| t == "map_tdem_plan_view"),
+            "{tools:?}"
+        );
+    }
+    let merged = folder_of(&run_ok(
+        &[
+            "merge",
+            parts.to_str().unwrap(),
+            "--out",
+            tmp.path().join("merged").to_str().unwrap(),
+        ],
+        0,
+    ));
+    assert_one_machine_numbers(&one, &merged, 6, 15);
+    let report = std::fs::read_to_string(merged.join("report.md")).unwrap();
+    assert!(
+        report.contains("| ERT baseline | 2024-05-01 | 0 |"),
+        "{report}"
+    );
+    assert!(report.contains("| TDEM sounding | snd15 |"), "{report}");
+    assert!(
+        report.contains("inverts the baseline 2024-05-01 again"),
+        "{report}"
+    );
+}
+
 #[test]
 fn parts_run_apart_and_merged_give_the_one_machine_numbers_and_name_a_missing_part() {
     let tmp = tempfile::tempdir().unwrap();
@@ -320,41 +476,15 @@ fn wait_for(jobs: &str) {
     );
 }
 
-#[test]
-fn on_a_real_slurm_cluster_a_cancelled_task_is_named_and_its_rerun_completes_the_merge() {
-    if std::env::var("HGX_SLURM").as_deref() != Ok("1") {
-        println!(
-            "skipped: set HGX_SLURM=1 on a machine running a Slurm cluster (.ci/run starts a one-node one with .ci/slurm-node) to run the Slurm integration test"
-        );
-        return;
+/// Submit `project` in 3 parts with `hgx slurm` into `sub` (extra sbatch arguments `extra`);
+/// returns (array job id, merge job id).
+fn submit(project: &str, sub: &Path, extra: &[&str]) -> (String, String) {
+    let mut args = vec!["slurm", project, "--parts", "3", "--cpus", "1"];
+    for e in extra {
+        args.extend(["--sbatch-arg", e]);
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let p = tmp.path().join("project");
-    project(&p);
-    let ps = p.to_str().unwrap();
-    let one = folder_of(&run_ok(
-        &["run", ps, "--out", tmp.path().join("one").to_str().unwrap()],
-        0,
-    ));
-    let one_result = json(&one.join("result.json"));
-    let sub = tmp.path().join("submission");
-    // Held at submission, so task 2 is cancelled before it can start, whatever the timing;
-    // then the array is released.
-    let out = run_ok(
-        &[
-            "slurm",
-            ps,
-            "--parts",
-            "3",
-            "--cpus",
-            "1",
-            "--sbatch-arg",
-            "--hold",
-            "--out",
-            sub.to_str().unwrap(),
-        ],
-        0,
-    );
+    args.extend(["--out", sub.to_str().unwrap()]);
+    let out = run_ok(&args, 0);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let id_after = |prefix: &str| -> String {
         stdout
@@ -364,39 +494,92 @@ fn on_a_real_slurm_cluster_a_cancelled_task_is_named_and_its_rerun_completes_the
             .unwrap_or_else(|| panic!("no '{prefix}' in {stdout}"))
             .to_string()
     };
-    let array = id_after("Submitted the parts as array job ");
-    let merge = id_after("Submitted the merge as job ");
     assert!(
         stdout.contains(&sub.join("merged").display().to_string()),
         "{stdout}"
     );
-    slurm_cmd("scancel", &[&format!("{array}_2")]);
-    // --sbatch-arg goes into both scripts: both were held.
-    slurm_cmd("scontrol", &["release", &format!("{array},{merge}")]);
-    wait_for(&format!("{array},{merge}"));
+    (
+        id_after("Submitted the parts as array job "),
+        id_after("Submitted the merge as job "),
+    )
+}
 
-    let merged_dir = sub.join("merged");
-    let first = std::fs::read_dir(&merged_dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .next()
+/// The run folder the merge job wrote under `sub/merged`.
+fn merged_by_job(sub: &Path) -> PathBuf {
+    std::fs::read_dir(sub.join("merged"))
+        .ok()
+        .and_then(|d| d.flatten().map(|e| e.path()).next())
         .unwrap_or_else(|| {
             panic!(
                 "the merge job wrote nothing: {}",
                 std::fs::read_to_string(sub.join("slurm/merge.out")).unwrap_or_default()
             )
-        });
+        })
+}
+
+#[test]
+fn on_a_real_slurm_cluster_a_split_monitoring_run_gives_the_one_machine_numbers_and_a_cancelled_task_is_named()
+ {
+    if std::env::var("HGX_SLURM").as_deref() != Ok("1") {
+        println!(
+            "skipped: set HGX_SLURM=1 on a machine running a Slurm cluster (.ci/run starts a one-node one with .ci/slurm-node) to run the Slurm integration test"
+        );
+        return;
+    }
+    // Issue 25's acceptance: 12 ERT epochs (difference scheme) and 60 TDEM soundings.
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("project");
+    monitoring(&p, 12, 60, serde_json::json!({}));
+    let ps = p.to_str().unwrap();
+    let one = folder_of(&run_ok(
+        &["run", ps, "--out", tmp.path().join("one").to_str().unwrap()],
+        0,
+    ));
+
+    // Submitted in 3 parts, merged by the job that waits for the array: success, every epoch
+    // and sounding, the one-machine numbers.
+    let sub = tmp.path().join("submission");
+    let (array, merge) = submit(ps, &sub, &[]);
+    wait_for(&format!("{array},{merge}"));
+    let merged = merged_by_job(&sub);
+    let r = json(&merged.join("result.json"));
+    assert_eq!(r["status"], "success", "{r:#}");
+    assert_one_machine_numbers(&one, &merged, 12, 60);
+    // Slurm's own account of the array: each task completed, in the job-completion log the
+    // one-node cluster keeps beside its slurm.conf (.ci/slurm-node: JobCompType=filetxt).
+    let conf = PathBuf::from(std::env::var("SLURM_CONF").expect("SLURM_CONF names the cluster"));
+    let log = std::fs::read_to_string(conf.with_file_name("jobcomp.txt")).unwrap_or_default();
+    let completed = log
+        .lines()
+        .filter(|l| l.contains("JobState=COMPLETED") && l.contains(&format!("ArrayJobId={array} ")))
+        .count();
+    assert_eq!(
+        completed, 3,
+        "three completed tasks of array {array} in\n{log}"
+    );
+
+    // Held at submission, so task 2 is cancelled before it can start, whatever the timing;
+    // then the array is released. The merge names the part missing.
+    let sub = tmp.path().join("submission-cancelled");
+    let (array, merge) = submit(ps, &sub, &["--hold"]);
+    slurm_cmd("scancel", &[&format!("{array}_2")]);
+    // --sbatch-arg goes into both scripts: both were held.
+    slurm_cmd("scontrol", &["release", &format!("{array},{merge}")]);
+    wait_for(&format!("{array},{merge}"));
+    let first = merged_by_job(&sub);
     let r = json(&first.join("result.json"));
     assert_eq!(r["status"], "incomplete", "{r:#}");
     let nd = r["not_delivered"].as_array().unwrap();
     assert_eq!(nd.len(), 1, "{nd:?}");
+    let why = nd[0].as_str().unwrap();
+    assert!(why.starts_with("part 2 of 3 (ERT epochs"), "{why}");
+    assert!(why.contains("TDEM soundings"), "{why}");
+    assert!(why.contains(": missing"), "{why}");
     assert!(
-        nd[0]
-            .as_str()
+        std::fs::read_to_string(first.join("report.md"))
             .unwrap()
-            .starts_with("part 2 of 3 (MT site site03): missing"),
-        "{nd:?}"
+            .contains("not delivered |"),
+        "the missing part's units are in the table as not delivered"
     );
 
     // Re-run the cancelled part and merge again: success, the one-machine numbers.
@@ -410,27 +593,13 @@ fn on_a_real_slurm_cluster_a_cancelled_task_is_named_and_its_rerun_completes_the
             "merge",
             parts.to_str().unwrap(),
             "--out",
-            merged_dir.to_str().unwrap(),
+            sub.join("merged").to_str().unwrap(),
         ],
         0,
     ));
     let r = json(&merged.join("result.json"));
     assert_eq!(r["status"], "success", "{r:#}");
-    let mt_one = &one_result["products"]["mt_results"];
-    for (i, site) in ["site01", "site02", "site03"].iter().enumerate() {
-        assert_eq!(
-            r["units"][format!("mt:{site}")]["chi2"],
-            mt_one["chi2_by_site"][i]
-        );
-        assert_eq!(
-            r["units"][format!("mt:{site}")]["rms"],
-            mt_one["rms_by_site"][i]
-        );
-    }
-    assert_eq!(
-        std::fs::read_to_string(merged.join("products/mt_models.csv")).unwrap(),
-        std::fs::read_to_string(one.join("products/mt_models.csv")).unwrap()
-    );
+    assert_one_machine_numbers(&one, &merged, 12, 60);
 }
 
 #[test]
