@@ -11,7 +11,9 @@ use hydrogeo_studio::methods::ert::mesh::{LineMeshParams, line_mesh};
 use hydrogeo_studio::methods::ert::readers::{Instrument, read_survey};
 use hydrogeo_studio::methods::ert::rng::SplitMix64;
 use hydrogeo_studio::methods::ert::survey::{Electrode, Format, Quadrupole, Survey};
-use hydrogeo_studio::methods::ert::timelapse::{TimeLapseMethod, invert_time_lapse};
+use hydrogeo_studio::methods::ert::timelapse::{
+    TimeLapseMethod, invert_time_lapse, invert_time_lapse_epochs,
+};
 use std::sync::atomic::AtomicBool;
 
 fn quiet() -> impl FnMut(f64, &str) {
@@ -174,6 +176,74 @@ fn difference_inversion_recovers_a_minus_20_percent_block() {
     assert!(inside.len() >= 20);
     assert!((mean + 20.0).abs() <= 5.0, "{mean}");
     assert!(r.steps[1].chi2 < 2.0);
+}
+
+#[test]
+fn an_epoch_inverted_alone_against_the_baseline_is_the_epoch_of_the_whole_series() {
+    // Issue 25: a split run inverts some epochs of a series in each part. Three synthetic
+    // surveys (24 electrodes, 1 % noise; the last lacks its first 10 data, so the matching
+    // keeps what all three measured); epoch 2 inverted alone must be the whole series' epoch
+    // 2 to the last bit, for the difference, ratio and independent schemes. The simultaneous
+    // scheme couples the epochs: a subset is refused, as is the baseline as an epoch.
+    let base = |_: f64, _: f64| 100.0;
+    let wet = |x: f64, z: f64| {
+        if (6.0..12.0).contains(&x) && (0.75..2.75).contains(&z) {
+            70.0
+        } else {
+            100.0
+        }
+    };
+    let s0 = synthetic(24, &base, 0.01, 1);
+    let s1 = synthetic(24, &wet, 0.01, 2);
+    let mut s2 = synthetic(24, &wet, 0.01, 3);
+    s2.quadrupoles.drain(0..10);
+    for v in [s2.rhoa_ohm_m.as_mut(), s2.err.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        v.drain(0..10);
+    }
+    s2.valid.drain(0..10);
+    let surveys = [s0, s1, s2];
+    let flag = AtomicBool::new(false);
+    let params = InversionParams {
+        lambda: 5.0,
+        ..Default::default()
+    };
+    for method in [
+        TimeLapseMethod::Difference,
+        TimeLapseMethod::Ratio,
+        TimeLapseMethod::Independent,
+    ] {
+        let whole =
+            invert_time_lapse(&surveys, method, &params, 10.0, &mut quiet(), &flag).unwrap();
+        let alone =
+            invert_time_lapse_epochs(&surveys, &[2], method, &params, 10.0, &mut quiet(), &flag)
+                .unwrap();
+        assert_eq!(whole.matching.n_common, alone.matching.n_common);
+        assert_eq!(whole.survey_index, vec![0, 1, 2]);
+        assert_eq!(alone.survey_index, vec![0, 2]);
+        assert_eq!(alone.steps.len(), 2);
+        assert_eq!(
+            alone.steps[0],
+            whole.steps[0],
+            "{}: the baseline",
+            method.name()
+        );
+        assert_eq!(alone.steps[1], whole.steps[2], "{}: epoch 2", method.name());
+    }
+    for (epochs, method, says) in [
+        (&[2][..], TimeLapseMethod::Simultaneous, "simultaneous"),
+        (&[0, 2][..], TimeLapseMethod::Difference, "found 0"),
+        (&[2, 1][..], TimeLapseMethod::Difference, "increasing"),
+        (&[3][..], TimeLapseMethod::Difference, "found 3"),
+    ] {
+        let e =
+            invert_time_lapse_epochs(&surveys, epochs, method, &params, 10.0, &mut quiet(), &flag)
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains(says), "{epochs:?}: {e}");
+    }
 }
 
 /// The two DAS-1 surveys of Thayer et al. (2018) with the line's electrode table; the

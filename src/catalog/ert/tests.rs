@@ -215,6 +215,53 @@ fn das_series_time_lapse_tool_runs_difference_and_names_unknown_methods() {
     );
     assert!(r.matching.n_common > 400);
     assert!(r.steps.iter().all(|s| s.chi2 < 3.0));
+    // The λ retries judge a difference series by its baseline alone (issue 25: an epoch's
+    // model must not depend on the other epochs), but the quality reported is of every survey:
+    // a later survey whose model predicts its data 3× off fails it, the baseline still passes.
+    let mut broken = (**r).clone();
+    let step = &mut broken.steps[1];
+    step.rhoa_pred_ohm_m = step.rhoa_obs_ohm_m.iter().map(|v| 3.0 * v).collect();
+    step.chi2 = 400.0;
+    broken.chi2 = 200.0;
+    let broken = ErtModel::TimeLapse(Box::new(broken));
+    assert!(BaselineJudged::applies(&broken));
+    let judged = BaselineJudged(broken.clone());
+    let baseline = r
+        .baseline
+        .as_ref()
+        .expect("a difference series has a baseline");
+    let (alone, every) = (judged.assess(70.0), broken.assess(70.0));
+    assert_eq!(
+        alone.score,
+        baseline.assess(70.0).score,
+        "judged by the baseline"
+    );
+    assert_eq!(judged.chi2(), baseline.chi2);
+    assert!(!every.passed, "every survey: {}", every.sentence());
+    assert!(
+        every.score < alone.score,
+        "{} vs {}",
+        every.score,
+        alone.score
+    );
+    let ev = crate::methods::ert::evaluation::evaluate(
+        judged,
+        broken.lambda(),
+        &EvaluationSettings {
+            auto_adjust: false,
+            ..EvaluationSettings::default()
+        },
+        |_| unreachable!("no retry with auto_adjust false"),
+    )
+    .unwrap();
+    let whole = BaselineJudged::whole(ev);
+    assert_eq!(whole.quality.score, every.score);
+    assert!(!whole.quality.passed, "{}", whole.quality.sentence());
+    assert!(
+        whole.why_kept.contains("chosen on the baseline"),
+        "{}",
+        whole.why_kept
+    );
     let dates = number(&ctx, keys::INVERSION_RESULTS, "survey_dates");
     assert_eq!(dates.get(0), Some(&json!("2017-11-05T14:19:29")), "{dates}");
     assert!(out.join("figures/ert_timelapse_change_1.png").is_file());
