@@ -429,6 +429,14 @@ fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
         i += 1;
     }
     let project_path = project_path.context("run needs a project file or folder")?;
+    let how = How {
+        mode,
+        flexible,
+        max_steps,
+    };
+    if let Some(c) = catalog::cluster::campaign::Campaign::find(&project_path) {
+        return run_campaign_part(&c, part.unwrap_or((0, 1)), out, &how);
+    }
     let project = Project::load(&project_path)?;
     let (mut spec, registry) = match part {
         Some((index, n)) => {
@@ -445,29 +453,7 @@ fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
     if let Some((index, n)) = part {
         spec.runs_dir = spec.runs_dir.join(format!("part-{index}-of-{n}"));
     }
-    spec.mode = mode;
-    spec.flexible = flexible;
-    if flexible {
-        spec.max_steps = hydrogeo_studio::runtime::toolbox::flexible_max_steps(spec.max_steps);
-    }
-    if let Some(n) = max_steps {
-        spec.max_steps = n;
-    }
-    spec.interaction = Some(Arc::new(Terminal));
-    spec.listeners.push(Box::new(print_event));
-    let settings = llm::Settings::from_env();
-    let mut decider = settings.decider();
-    if let Some(why) = settings.why_no_model() {
-        println!("No model: {why}. The run follows the tools' dependency order.");
-    }
-    let outcome = run(
-        spec,
-        &registry,
-        decider
-            .as_deref_mut()
-            .map(|d| d as &mut dyn hydrogeo_studio::runtime::Decide),
-    )
-    .map_err(internal)?;
+    let outcome = execute(spec, &registry, &how)?;
     // The last line: the run's final status (the one result.json and the report state) and
     // its folder.
     println!("{}: {}", outcome.status.word(), outcome.dir.display());
@@ -479,6 +465,77 @@ fn cmd_run(args: &[String]) -> Result<Exit, Failure> {
         )));
     }
     Ok(match outcome.status {
+        hydrogeo_studio::runtime::run_folder::RunStatus::Success => Exit::Success,
+        _ => Exit::Incomplete,
+    })
+}
+
+/// How `run` runs: the mode and step limits given on its command line.
+struct How {
+    mode: Mode,
+    flexible: bool,
+    max_steps: Option<usize>,
+}
+
+/// Run `spec` with the terminal as the person and the model from the environment (or the
+/// tools' dependency order without one).
+fn execute(
+    mut spec: hydrogeo_studio::runtime::session::RunSpec,
+    registry: &hydrogeo_studio::runtime::Registry,
+    how: &How,
+) -> Result<hydrogeo_studio::runtime::session::RunOutcome, Failure> {
+    spec.mode = how.mode;
+    spec.flexible = how.flexible;
+    if how.flexible {
+        spec.max_steps = hydrogeo_studio::runtime::toolbox::flexible_max_steps(spec.max_steps);
+    }
+    if let Some(n) = how.max_steps {
+        spec.max_steps = n;
+    }
+    spec.interaction = Some(Arc::new(Terminal));
+    spec.listeners.push(Box::new(print_event));
+    let settings = llm::Settings::from_env();
+    let mut decider = settings.decider();
+    if let Some(why) = settings.why_no_model() {
+        println!("No model: {why}. The run follows the tools' dependency order.");
+    }
+    run(
+        spec,
+        registry,
+        decider
+            .as_deref_mut()
+            .map(|d| d as &mut dyn hydrogeo_studio::runtime::Decide),
+    )
+    .map_err(internal)
+}
+
+/// `run CAMPAIGN [--part i/N]`: every project of the part run whole, one after another, each
+/// in `OUT/part-<i>-of-<N>/<project>/`, then the part folder that lists them (the whole
+/// campaign is part 0/1).
+fn run_campaign_part(
+    c: &catalog::cluster::campaign::Campaign,
+    (index, n): (usize, usize),
+    out: Option<PathBuf>,
+    how: &How,
+) -> Result<Exit, Failure> {
+    let plan = c.plan(n)?;
+    let out = out
+        .unwrap_or_else(|| c.dir.join("runs"))
+        .join(format!("part-{index}-of-{n}"));
+    let mut run_one = |file: &Path, runs_dir: &Path| -> catalog::cluster::campaign::ProjectRun {
+        let project = Project::load(file).map_err(|e| e.to_string())?;
+        println!("Campaign project {}", file.display());
+        let mut spec = catalog::run_spec(project);
+        spec.runs_dir = runs_dir.to_path_buf();
+        let outcome =
+            execute(spec, &catalog::registry(), how).map_err(|f| format!("{:#}", f.error))?;
+        println!("{}: {}", outcome.status.word(), outcome.dir.display());
+        Ok((outcome.status, outcome.dir))
+    };
+    let (status, dir) = catalog::cluster::campaign::run_part(c, &plan, index, &out, &mut run_one)
+        .map_err(internal)?;
+    println!("{}: {}", status.word(), dir.display());
+    Ok(match status {
         hydrogeo_studio::runtime::run_folder::RunStatus::Success => Exit::Success,
         _ => Exit::Incomplete,
     })
@@ -530,8 +587,10 @@ fn cmd_parts(args: &[String]) -> anyhow::Result<()> {
     if let Some(o) = rest.first() {
         bail!("parts: unknown option '{o}'\n\n{USAGE}");
     }
-    let project = Project::load(&project)?;
-    let plan = catalog::cluster::plan(&project, n)?;
+    let plan = match catalog::cluster::campaign::Campaign::find(&project) {
+        Some(c) => c.plan(n)?,
+        None => catalog::cluster::plan(&Project::load(&project)?, n)?,
+    };
     println!("{}", serde_json::to_string_pretty(&plan)?);
     Ok(())
 }
@@ -580,13 +639,26 @@ fn cmd_merge(args: &[String]) -> Result<Exit, Failure> {
 fn cmd_slurm(args: &[String]) -> Result<Exit, Failure> {
     use catalog::cluster::slurm;
     let (project_path, n, rest) = project_and_parts(args, "slurm")?;
-    let project = Project::load(&project_path)?;
-    // The split is checked here, before anything is written or submitted.
-    catalog::cluster::plan(&project, n)?;
+    // The split is checked here, before anything is written or submitted. A campaign's
+    // tasks are named by its folder, a project's by its file.
+    let (target, base) = match catalog::cluster::campaign::Campaign::find(&project_path) {
+        Some(c) => {
+            c.plan(n)?;
+            (c.dir.clone(), c.dir.clone())
+        }
+        None => {
+            let project = Project::load(&project_path)?;
+            catalog::cluster::plan(&project, n)?;
+            (
+                std::fs::canonicalize(&project.file)
+                    .with_context(|| format!("{}", project.file.display()))?,
+                project.dir.clone(),
+            )
+        }
+    };
     let mut opts = slurm::SlurmOptions {
         program: std::env::current_exe().map_err(internal)?,
-        project: std::fs::canonicalize(&project.file)
-            .with_context(|| format!("{}", project.file.display()))?,
+        project: target,
         n_parts: n,
         partition: None,
         time: None,
@@ -631,7 +703,7 @@ fn cmd_slurm(args: &[String]) -> Result<Exit, Failure> {
         Some(o) => std::path::absolute(&o).map_err(internal)?,
         None => {
             let stamp = hydrogeo_studio::runtime::run_folder::RunFolder::create(
-                &project.dir.join("runs"),
+                &base.join("runs"),
                 "slurm",
             )
             .map_err(internal)?;

@@ -354,6 +354,107 @@ fn parts_run_apart_and_merged_give_the_one_machine_numbers_and_name_a_missing_pa
 }
 
 #[test]
+fn a_campaign_of_projects_splits_by_project_and_merges_every_projects_own_report() {
+    // A campaign: a folder of three projects (one MT site each). Each project is a unit, run
+    // whole with its own report; the merge names every project, its status and report.
+    let tmp = tempfile::tempdir().unwrap();
+    let campaign = tmp.path().join("campaign");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example");
+    for (name, site) in [
+        ("north", "site01"),
+        ("centre", "site02"),
+        ("south", "site03"),
+    ] {
+        let d = campaign.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::copy(example.join(format!("mt/{site}.edi")), d.join("site.edi")).unwrap();
+        std::fs::write(
+            d.join("project.json"),
+            r#"{"goal": "Invert the MT site", "inputs": {"mt_files": ["site.edi"]}}"#,
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(campaign.join("notes")).unwrap(); // not a project: left out
+    let cs = campaign.to_str().unwrap();
+    let plan: Value =
+        serde_json::from_slice(&run_ok(&["parts", cs, "--parts", "2"], 0).stdout).unwrap();
+    let names = |i: usize| -> Vec<String> {
+        plan["parts"][i]["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                format!(
+                    "{}:{}",
+                    u["method"].as_str().unwrap(),
+                    u["name"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(names(0), vec!["project:centre", "project:north"]);
+    assert_eq!(names(1), vec!["project:south"]);
+    run_ok(&["parts", cs, "--parts", "4"], 2);
+
+    let parts = tmp.path().join("parts");
+    let pd = parts.to_str().unwrap();
+    let part0 = folder_of(&run_ok(&["run", cs, "--part", "0/2", "--out", pd], 0));
+    let r0 = json(&part0.join("result.json"));
+    assert_eq!(r0["projects"].as_array().unwrap().len(), 2, "{r0:#}");
+    for p in r0["projects"].as_array().unwrap() {
+        assert_eq!(p["status"], "success", "{p}");
+        assert!(Path::new(p["report"].as_str().unwrap()).is_file(), "{p}");
+    }
+    // Part 1 missing: the merge names its project.
+    let merged_out = tmp.path().join("merged");
+    let out = run_ok(&["merge", pd, "--out", merged_out.to_str().unwrap()], 1);
+    let r = json(&folder_of(&out).join("result.json"));
+    let nd = r["not_delivered"].as_array().unwrap();
+    assert_eq!(nd.len(), 1, "{nd:?}");
+    assert!(
+        nd[0]
+            .as_str()
+            .unwrap()
+            .starts_with("part 1 of 2 (project south): missing"),
+        "{nd:?}"
+    );
+    run_ok(&["run", cs, "--part", "1/2", "--out", pd], 0);
+    let merged = folder_of(&run_ok(
+        &["merge", pd, "--out", merged_out.to_str().unwrap()],
+        0,
+    ));
+    let r = json(&merged.join("result.json"));
+    assert_eq!(r["status"], "success", "{r:#}");
+    for name in ["north", "centre", "south"] {
+        assert_eq!(
+            r["units"][format!("project:{name}")]["status"],
+            "success",
+            "{r:#}"
+        );
+    }
+    let report = std::fs::read_to_string(merged.join("report.md")).unwrap();
+    assert!(report.contains("## Projects"), "{report}");
+    assert!(report.contains("| south | 1 | success |"), "{report}");
+    // The whole campaign on one machine is part 0 of 1.
+    let whole = folder_of(&run_ok(
+        &[
+            "run",
+            cs,
+            "--out",
+            tmp.path().join("whole").to_str().unwrap(),
+        ],
+        0,
+    ));
+    assert_eq!(
+        json(&whole.join("result.json"))["projects"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+}
+
+#[test]
 fn a_failed_part_is_recorded_by_name_not_raised() {
     let tmp = tempfile::tempdir().unwrap();
     let p = tmp.path().join("project");

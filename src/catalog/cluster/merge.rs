@@ -326,7 +326,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
     let dir = folder.dir.clone();
 
     let (mut not_delivered, delivered, part_rows) = part_statuses(&plan, &parts);
-    not_delivered.extend(split_shortfalls(&goal, &delivered));
+    // A campaign's projects answer their own goals, each in its own report.
+    if !is_campaign(&plan) {
+        not_delivered.extend(split_shortfalls(&goal, &delivered));
+    }
 
     let g = gather(&plan, &parts, &dir)?;
     let (steps, products, units, mt_models) = (g.steps, g.products, g.units, g.mt_models);
@@ -576,6 +579,11 @@ fn gather(
         let Some(result) = &found.result else {
             continue;
         };
+        for (name, row) in super::campaign::project_rows(result) {
+            let mut row = row;
+            row["part"] = Value::from(found.index);
+            units.insert(unit_key(super::campaign::PROJECT, &name), row);
+        }
         if let Some(p) = part {
             for (key, v) in unit_numbers(p, result) {
                 if let Some(b) = key.strip_prefix("ert-baseline:") {
@@ -669,10 +677,12 @@ fn report_markdown(
         }
         report.push('\n');
     }
-    report.push_str(&format!(
-        "A split run does not run the steps that combine methods or need every part ({}); a one-machine run of the project makes them. Each part's steps, products and figures follow, in part order.\n\n",
-        super::CROSS_PART_TOOLS.join(", ")
-    ));
+    if !is_campaign(plan) {
+        report.push_str(&format!(
+            "A split run does not run the steps that combine methods or need every part ({}); a one-machine run of the project makes them. Each part's steps, products and figures follow, in part order.\n\n",
+            super::CROSS_PART_TOOLS.join(", ")
+        ));
+    }
     if !plan.whole.is_empty() {
         report.push_str("## Work kept whole\n\n");
         for w in &plan.whole {
@@ -687,9 +697,53 @@ fn report_markdown(
         }
         report.push('\n');
     }
-    report.push_str(&units_table(plan, units));
+    if is_campaign(plan) {
+        report.push_str(&projects_table(plan, units));
+    } else {
+        report.push_str(&units_table(plan, units));
+    }
     report.push_str(report_parts);
     report
+}
+
+/// Whether `plan` splits a campaign (its units are whole projects).
+fn is_campaign(plan: &Plan) -> bool {
+    plan.parts
+        .iter()
+        .flat_map(|p| &p.units)
+        .any(|u| u.method == super::campaign::PROJECT)
+}
+
+/// The merged report's table of a campaign's projects, in plan order: each one's part,
+/// status and report (a project whose part is missing: not delivered).
+fn projects_table(plan: &Plan, units: &BTreeMap<String, Value>) -> String {
+    use crate::catalog::kit::markdown::cell;
+    let mut body = String::new();
+    for part in &plan.parts {
+        for u in &part.units {
+            let row = units.get(&unit_key(&u.method, &u.name));
+            let (status, report) = match row {
+                Some(r) => (
+                    r["status"].as_str().unwrap_or("unknown").to_string(),
+                    r["report"].as_str().map_or_else(
+                        || r["why"].as_str().unwrap_or("–").to_string(),
+                        |p| format!("`{p}`"),
+                    ),
+                ),
+                None => ("not delivered".to_string(), "–".to_string()),
+            };
+            body.push_str(&format!(
+                "| {} | {} | {} | {} |\n",
+                cell(&u.name),
+                part.index,
+                cell(&status),
+                cell(&report)
+            ));
+        }
+    }
+    format!(
+        "## Projects\n\nEach project was run whole, as on one machine; its answers and figures are in its own report.\n\n| Project | Part | Status | Report |\n|---|---|---|---|\n{body}\n"
+    )
 }
 
 /// The merged report's table of units, in plan order: the ERT baseline (inverted again in

@@ -14,6 +14,7 @@
 //! plan-view maps of a split line): those need every part, and the merged run lists what they
 //! would have made under *Not delivered* when the goal asks for it.
 
+pub mod campaign;
 pub mod merge;
 pub mod slurm;
 mod units;
@@ -149,6 +150,7 @@ impl Part {
             (ERT_EPOCH, "ERT epoch", "ERT epochs"),
             (TDEM_SOUNDING, "TDEM sounding", "TDEM soundings"),
             (MT, "MT site", "MT sites"),
+            (campaign::PROJECT, "project", "projects"),
         ] {
             let names: Vec<&str> = self
                 .units
@@ -159,7 +161,7 @@ impl Part {
             match names.as_slice() {
                 [] => {}
                 [a] => groups.push(format!("{one} {a}")),
-                _ if method == MT && names.len() <= 3 => {
+                _ if (method == MT || method == campaign::PROJECT) && names.len() <= 3 => {
                     groups.extend(names.iter().map(|n| format!("{one} {n}")));
                 }
                 [a, .., b] => groups.push(format!("{many} {a} … {b} ({})", names.len())),
