@@ -202,6 +202,9 @@ pub fn recognise(path: &std::path::Path) -> anyhow::Result<Option<serde_json::Va
         (MT.id, mt::read_summary),
         (GRAVMAG.id, gravmag::read_summary),
         (GPR.id, gpr::read_summary),
+        // Hydrological-model output (issue 26): asked last, so a file another method reads
+        // is never taken for a model file; not yet a method of METHODS (no tools, no panel).
+        ("hydro", crate::methods::hydro::read_summary),
     ];
     for (method, reader) in readers {
         if let Some(result) = reader(path) {

@@ -6,6 +6,7 @@ pub mod depth;
 pub mod ert;
 pub mod gpr;
 pub mod gravmag;
+pub mod hydro;
 pub mod io;
 pub mod mt;
 pub mod oscillation;
