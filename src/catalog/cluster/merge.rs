@@ -363,9 +363,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeOutcome, MergeError> {
         status,
         &plan,
         parts.len(),
-        &not_delivered,
-        &units,
-        &notes,
+        &Findings {
+            not_delivered: &not_delivered,
+            units: &units,
+            notes: &notes,
+        },
         &report_parts,
     );
     write_file_atomic(&md, report.as_bytes()).map_err(write_err(&md))?;
@@ -650,16 +652,22 @@ fn gather(
 }
 
 /// Phase 4: the merged report's Markdown.
+/// What the merge found, for the report: what was not delivered, each unit's numbers, notes.
+struct Findings<'a> {
+    not_delivered: &'a [String],
+    units: &'a BTreeMap<String, Value>,
+    notes: &'a [String],
+}
+
 fn report_markdown(
     goal: &str,
     status: RunStatus,
     plan: &Plan,
     n_found: usize,
-    not_delivered: &[String],
-    units: &BTreeMap<String, Value>,
-    notes: &[String],
+    found: &Findings,
     report_parts: &str,
 ) -> String {
+    let (not_delivered, units, notes) = (found.not_delivered, found.units, found.notes);
     let mut report = format!(
         "# {}\n\n| | |\n|---|---|\n| Status | {} |\n| Project | `{}` |\n| Parts | {} (merged from {} run folder(s)) |\n\n",
         if goal.is_empty() { "Merged run" } else { goal },
