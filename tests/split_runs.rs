@@ -56,6 +56,22 @@ fn project(dir: &Path) {
     .unwrap();
 }
 
+/// The units of part `i` of a plan printed by `parts`, as `method:name`.
+fn unit_names(plan: &Value, i: usize) -> Vec<String> {
+    plan["parts"][i]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            format!(
+                "{}:{}",
+                u["method"].as_str().unwrap(),
+                u["name"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 /// The large example of issue 25 (`make-example --monitoring EPOCHS --soundings M`): daily
 /// ERT surveys inverted by the difference scheme and a line of TDEM soundings inverted one by
 /// one, with `config` added to its settings.
@@ -200,6 +216,15 @@ fn monitoring_epochs_and_soundings_split_in_three_give_the_one_machine_numbers_t
         0,
     ));
     assert_one_machine_numbers(&one, &merged, 6, 15);
+    // Every part's products, bundles included (the model folder the studio reopens).
+    for i in 0..3 {
+        assert!(
+            merged
+                .join(format!("products/part-{i}/ert_model/model.json"))
+                .is_file(),
+            "part {i}'s ERT model bundle"
+        );
+    }
     let report = std::fs::read_to_string(merged.join("report.md")).unwrap();
     assert!(
         report.contains("| ERT baseline | 2024-05-01 | 0 |"),
@@ -222,20 +247,7 @@ fn parts_run_apart_and_merged_give_the_one_machine_numbers_and_name_a_missing_pa
     // The split: the rest (gravity) with the first site, then one site each.
     let out = run_ok(&["parts", ps, "--parts", "3"], 0);
     let plan: Value = serde_json::from_slice(&out.stdout).expect("parts prints JSON");
-    let units = |i: usize| -> Vec<String> {
-        plan["parts"][i]["units"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|u| {
-                format!(
-                    "{}:{}",
-                    u["method"].as_str().unwrap(),
-                    u["name"].as_str().unwrap()
-                )
-            })
-            .collect()
-    };
+    let units = |i: usize| unit_names(&plan, i);
     assert_eq!(plan["n_parts"], 3);
     assert_eq!(
         units(0),
@@ -378,20 +390,7 @@ fn a_campaign_of_projects_splits_by_project_and_merges_every_projects_own_report
     let cs = campaign.to_str().unwrap();
     let plan: Value =
         serde_json::from_slice(&run_ok(&["parts", cs, "--parts", "2"], 0).stdout).unwrap();
-    let names = |i: usize| -> Vec<String> {
-        plan["parts"][i]["units"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|u| {
-                format!(
-                    "{}:{}",
-                    u["method"].as_str().unwrap(),
-                    u["name"].as_str().unwrap()
-                )
-            })
-            .collect()
-    };
+    let names = |i: usize| unit_names(&plan, i);
     assert_eq!(names(0), vec!["project:centre", "project:north"]);
     assert_eq!(names(1), vec!["project:south"]);
     run_ok(&["parts", cs, "--parts", "4"], 2);

@@ -265,15 +265,24 @@ pub fn write_project_from(truth: &Truth, dir: &Path) -> Result<PathBuf, String> 
                 .map_err(|e| format!("tdem::TDEM_PARAMS: {e}"))?
         }
     });
+    write_truth_and_project(dir, &truth, &project)
+}
+
+/// Write `truth.json` and `project.json` into `dir`; returns the project file.
+pub fn write_truth_and_project(
+    dir: &Path,
+    truth: &Truth,
+    project: &Value,
+) -> Result<PathBuf, String> {
     std::fs::write(
         dir.join("truth.json"),
-        serde_json::to_string_pretty(&truth).map_err(|e| e.to_string())?,
+        serde_json::to_string_pretty(truth).map_err(|e| e.to_string())?,
     )
     .map_err(|e| format!("truth.json: {e}"))?;
     let file = dir.join("project.json");
     std::fs::write(
         &file,
-        serde_json::to_string_pretty(&project).map_err(|e| e.to_string())?,
+        serde_json::to_string_pretty(project).map_err(|e| e.to_string())?,
     )
     .map_err(|e| format!("{}: {e}", file.display()))?;
     Ok(file)

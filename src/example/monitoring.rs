@@ -115,18 +115,7 @@ pub fn write(
             "tdem_params": tdem_params,
         }
     });
-    std::fs::write(
-        dir.join("truth.json"),
-        serde_json::to_string_pretty(truth).map_err(|e| e.to_string())?,
-    )
-    .map_err(|e| format!("truth.json: {e}"))?;
-    let file = dir.join("project.json");
-    std::fs::write(
-        &file,
-        serde_json::to_string_pretty(&project).map_err(|e| e.to_string())?,
-    )
-    .map_err(|e| format!("{}: {e}", file.display()))?;
-    Ok(file)
+    super::write_truth_and_project(dir, truth, &project)
 }
 
 #[cfg(test)]

@@ -189,6 +189,30 @@ mod tests {
     }
 
     #[test]
+    fn a_selection_of_soundings_loads_only_those_and_a_bad_index_names_the_count() {
+        // tdem_params.soundings (a part of a split run holds its soundings this way).
+        let dir = tempfile::tempdir().unwrap();
+        let roles = write(&Truth::default(), dir.path()).unwrap();
+        let (data, geom) = (dir.path().join(&roles[0].1), dir.path().join(&roles[1].1));
+        let mut params: TdemParams = serde_json::from_str(TDEM_PARAMS).unwrap();
+        params.soundings = Some(vec![1, 3]);
+        let ds = load_dataset(&data, Some(&geom), &params).unwrap();
+        let names: Vec<&str> = ds.file.soundings.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, vec!["snd2", "snd4"]);
+        assert_eq!(ds.file.soundings[1].position.distance_m, Some(70.0));
+        assert!(
+            ds.notes
+                .iter()
+                .any(|n| n.contains("2 of the file's soundings"))
+        );
+        params.soundings = Some(vec![5]);
+        let e = load_dataset(&data, Some(&geom), &params)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("below 5") && e.contains("found 5"), "{e}");
+    }
+
+    #[test]
     fn the_clean_response_is_the_forward_model_of_the_truth_and_deterministic() {
         // Sounding 3 (x = 50 m): recomputed here from the truth's layers; the 101-point
         // filters (a different filter set) agree within 0.5 % (forward tests: dB/dt within

@@ -202,6 +202,31 @@ fn copy(from: &Path, to: &Path) -> Result<(), MergeError> {
     Ok(())
 }
 
+/// Copy every file under `from` (its folders too, such as a product bundle like
+/// `ert_model/`) to the same place under `to`.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), MergeError> {
+    for f in files_in(from) {
+        if let Some(name) = f.file_name() {
+            copy(&f, &to.join(name))?;
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return Ok(());
+    };
+    let mut subs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    subs.sort();
+    for s in subs {
+        if let Some(name) = s.file_name() {
+            copy_tree(&s, &to.join(name))?;
+        }
+    }
+    Ok(())
+}
+
 /// The files directly in `dir`, sorted.
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -537,11 +562,7 @@ fn gather(
             .map(|p| p.describe(plan.n_parts))
             .unwrap_or_else(|| tag.clone());
         for sub in ["figures", "products"] {
-            for f in files_in(&found.dir.join(sub)) {
-                if let Some(file) = f.file_name() {
-                    copy(&f, &dir.join(sub).join(&tag).join(file))?;
-                }
-            }
+            copy_tree(&found.dir.join(sub), &dir.join(sub).join(&tag))?;
         }
         for name in ERT_TABLES {
             if let Ok(text) = std::fs::read_to_string(found.dir.join("products").join(name)) {

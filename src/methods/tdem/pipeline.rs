@@ -236,14 +236,14 @@ pub fn load_dataset(
     }
     if let Some(keep) = &params.soundings {
         select_soundings(&mut file, keep, data)?;
+        let names: Vec<&str> = file.soundings.iter().map(|s| s.name.as_str()).collect();
         notes.push(format!(
             "{} of the file's soundings inverted (tdem_params.soundings): {}",
-            file.soundings.len(),
-            file.soundings
-                .iter()
-                .map(|s| s.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            names.len(),
+            match names.as_slice() {
+                [a, _, _, _, _, _, _, .., b] => format!("{a} … {b}"),
+                _ => names.join(", "),
+            }
         ));
     }
     let missing = file.soundings.iter().filter(|s| s.system.is_none()).count();
