@@ -70,9 +70,11 @@ Usage:
         finishes; the last line is the run's status and its folder
         (`incomplete: runs/2026-…`), the same status result.json and the report state.
   hydrogeo-studio parts <project.json|folder> --parts N
-        Print how the project splits into N parts (JSON): its independent units (MT sites;
-        the rest of the project is one unit) and the work kept whole (coupled, or not split
-        in this version), each with the reason.
+        Print how the project splits into N parts (JSON): its independent units (ERT epochs
+        of a difference, ratio or independent time-lapse, TDEM soundings inverted one by
+        one, MT sites; the rest of the project is one unit) and the work kept whole
+        (coupled, or not split), each with the reason. A campaign — a folder of project
+        folders — splits by project, each run whole with its own report.
   hydrogeo-studio run <project.json|folder> --part i/N [--out DIR]
         Run part i (0-based) of the N-part split to a run folder of its own (journal,
         result.json, products; no report — the merge writes it).
@@ -530,6 +532,13 @@ fn run_campaign_part(
         let outcome =
             execute(spec, &catalog::registry(), how).map_err(|f| format!("{:#}", f.error))?;
         println!("{}: {}", outcome.status.word(), outcome.dir.display());
+        if !outcome.unwritten.is_empty() {
+            return Err(format!(
+                "the run in {} ended, but its folder does not say so: {}",
+                outcome.dir.display(),
+                outcome.unwritten.join("; ")
+            ));
+        }
         Ok((outcome.status, outcome.dir))
     };
     let (status, dir) = catalog::cluster::campaign::run_part(c, &plan, index, &out, &mut run_one)
