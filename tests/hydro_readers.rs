@@ -810,3 +810,65 @@ fn the_summary_points_at_an_unmasked_no_data_value() {
         None
     );
 }
+
+/// Issue 26, item 2: the freyberg MODFLOW 6 grid (40 rows × 20 columns of 250, unrotated)
+/// places points where flopy does — oracle: flopy 3.11 `MfGrdFile(...).modelgrid.intersect`
+/// gave (17, 4) for (1234, 5678), (0, 0) for (10, 9990) and (39, 19) for (4990, 10). A line
+/// from (125, 125) to the east crosses the first row of cells column by column.
+#[test]
+fn the_freyberg_grid_places_points_where_flopy_does() {
+    use hydrogeo_studio::methods::hydro::geometry::{Line, StructuredGrid};
+    let g =
+        StructuredGrid::from_grb(&grb::read_grb(&data("freyberg_mf6.dis.grb")).unwrap()).unwrap();
+    assert_eq!(g.row_col(1234.0, 5678.0), Some((17, 4)));
+    assert_eq!(g.row_col(10.0, 9990.0), Some((0, 0)));
+    assert_eq!(g.row_col(4990.0, 10.0), Some((39, 19)));
+    assert_eq!(g.row_col(5010.0, 10.0), None);
+    let line = Line {
+        origin_xy: [125.0, 125.0],
+        azimuth_deg: 90.0,
+    };
+    let cols: Vec<Option<(usize, usize)>> = (0..4)
+        .map(|k| {
+            let p = line.point(250.0 * k as f64);
+            g.row_col(p[0], p[1])
+        })
+        .collect();
+    assert_eq!(
+        cols,
+        vec![Some((39, 0)), Some((39, 1)), Some((39, 2)), Some((39, 3))]
+    );
+    // The DISV grid is not a structured one: refused by name.
+    let e = StructuredGrid::from_grb(&grb::read_grb(&data("tri_model_mf6.disv.grb")).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("DISV"), "{e}");
+}
+
+/// Issue 26, item 2: a ParFlow grid's cells in the same frame — the centre of the bottom,
+/// south-west cell (k, j, i) = (0, 0, 0) is the last layer's last row, first column, and maps
+/// back to array index (0, 0, 0); the top north-east cell likewise.
+#[test]
+fn a_parflow_grid_maps_world_points_to_its_own_array_index() {
+    use hydrogeo_studio::methods::hydro::geometry::StructuredGrid;
+    let p = pfb::read_pfb(&data("default_single.out.press.00000.pfb")).unwrap();
+    let g = StructuredGrid::from_pfb(&p);
+    let [x0, y0, z0] = p.origin;
+    let [dx, dy, dz] = p.spacing;
+    let [nx, ny, nz] = p.n;
+    let first = g
+        .locate(x0 + 0.5 * dx, y0 + 0.5 * dy, z0 + 0.5 * dz)
+        .unwrap();
+    assert_eq!(first, (nz - 1, ny - 1, 0));
+    assert_eq!(g.pfb_index(first), [0, 0, 0]);
+    let last = g
+        .locate(
+            x0 + (nx as f64 - 0.5) * dx,
+            y0 + (ny as f64 - 0.5) * dy,
+            z0 + (nz as f64 - 0.5) * dz,
+        )
+        .unwrap();
+    assert_eq!(last, (0, 0, nx - 1));
+    assert_eq!(g.pfb_index(last), [nz - 1, ny - 1, nx - 1]);
+    assert_eq!(g.locate(x0 - dx, y0, z0), None);
+}

@@ -7,6 +7,8 @@
 //! * [`ucn`]: MT3DMS / MT3D-USGS concentrations (`.ucn`; MODFLOW 6 GWT's too);
 //! * [`grb`]: the MODFLOW 6 binary grid file (`.grb`, DIS, DISV, DISU);
 //! * [`pfb`]: ParFlow binary files (`.pfb`, subgrids assembled and checked);
+//! * [`geometry`]: a structured model grid in its coordinates (from a DIS `.grb` or a
+//!   `.pfb`) and a geophysical line placed in it;
 //! * [`output`]: the common result [`ModelOutput`] — grid shape, time records (KSTP, KPER,
 //!   times in the model's time unit), the quantity, values as `f64` and the active mask,
 //!   with inactive / dry / unwritten cells counted by cause ([`MaskOptions`], [`MaskCounts`]).
@@ -15,6 +17,7 @@
 //! for an array file of any of these formats.
 
 pub mod error;
+pub mod geometry;
 pub mod grb;
 pub mod heads;
 pub mod layered;
