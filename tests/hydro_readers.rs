@@ -872,3 +872,34 @@ fn a_parflow_grid_maps_world_points_to_its_own_array_index() {
     assert_eq!(g.pfb_index(last), [nz - 1, ny - 1, nx - 1]);
     assert_eq!(g.locate(x0 - dx, y0, z0), None);
 }
+
+/// Issue 26 (heads → water table along a line): a line south-east from the centre of the
+/// freyberg cell (row 0, column 0) meets cell (19, 19) at 19·250·√2; the heads there are
+/// flopy's (27.261621838443 and 17.287123787972064, `tests/oracles/hydro/freyberg_mf6.hds.json`,
+/// exact), the depths 35 − head below the model's top of 35.
+#[test]
+fn the_freyberg_heads_give_the_water_table_along_a_line_as_flopy_reads_them() {
+    use hydrogeo_studio::methods::hydro::geometry::{Line, StructuredGrid, water_table_along};
+    let g =
+        StructuredGrid::from_grb(&grb::read_grb(&data("freyberg_mf6.dis.grb")).unwrap()).unwrap();
+    let heads = heads::read_heads(&data("freyberg_mf6.hds"), &MaskOptions::default()).unwrap();
+    let line = Line {
+        origin_xy: [125.0, 9875.0],
+        azimuth_deg: 135.0,
+    };
+    let far = 19.0 * 250.0 * 2f64.sqrt();
+    let wt = water_table_along(
+        &g,
+        &heads.records[0],
+        heads.layer_order,
+        &line,
+        &[0.0, far],
+        &|_| 35.0,
+    );
+    let a = wt[0].unwrap();
+    let b = wt[1].unwrap();
+    assert_eq!(a.head, 27.261621838443);
+    assert_eq!(b.head, 17.287123787972064);
+    assert_eq!((a.layer, b.layer), (0, 0));
+    assert!((a.depth - (35.0 - 27.261621838443)).abs() < 1e-12);
+}

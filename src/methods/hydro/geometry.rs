@@ -21,6 +21,7 @@
 //! along it is `origin + d (sin a, cos a)`, the azimuth `a` clockwise from grid north (+y).
 
 use super::grb::{GrbFile, GridShape};
+use super::output::{LayerOrder, OutputRecord};
 use super::pfb::PfbFile;
 
 /// Why a grid could not be made.
@@ -199,6 +200,57 @@ impl Line {
     }
 }
 
+/// The water table at one point of a line, from a heads record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WaterTablePoint {
+    /// Distance along the line.
+    pub distance: f64,
+    /// The head of the uppermost active layer under the point (model length unit).
+    pub head: f64,
+    /// Its layer (0 the top).
+    pub layer: usize,
+    /// Depth of that head below the surface given for the point: `surface − head`.
+    pub depth: f64,
+}
+
+/// The water table along `line` at `distances` from the heads `record` of a model on `grid`
+/// (values in `order`): at each point the head of the uppermost active layer of the cell
+/// under it — in an unconfined top layer the water table itself; where the top layers are
+/// dry or inactive, the first layer that holds water (MODFLOW writes HDRY or HNOFLO there,
+/// masked by the reader) — and its depth below `surface(distance)`. `None` for a point
+/// outside the grid or over a column with no active layer.
+pub fn water_table_along(
+    grid: &StructuredGrid,
+    record: &OutputRecord,
+    order: LayerOrder,
+    line: &Line,
+    distances: &[f64],
+    surface: &dyn Fn(f64) -> f64,
+) -> Vec<Option<WaterTablePoint>> {
+    let nlay = record.values.dim().0;
+    distances
+        .iter()
+        .map(|&d| {
+            let p = line.point(d);
+            let (row, col) = grid.row_col(p[0], p[1])?;
+            (0..nlay).find_map(|layer| {
+                let idx = match order {
+                    LayerOrder::TopFirst => [layer, row, col],
+                    LayerOrder::BottomFirst => grid.pfb_index((layer, row, col)),
+                };
+                let active = *record.active.get(idx)?;
+                let head = *record.values.get(idx)?;
+                (active && head.is_finite()).then(|| WaterTablePoint {
+                    distance: d,
+                    head,
+                    layer,
+                    depth: surface(d) - head,
+                })
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +285,57 @@ mod tests {
         assert_eq!(g.locate(105.0, 218.0, 10.0), None, "below the last layer");
         assert_eq!(g.locate(99.0, 218.0, 45.0), None, "west of the grid");
         assert_eq!(g.nlay(), 2);
+    }
+
+    #[test]
+    fn the_water_table_along_a_line_is_the_uppermost_active_head() {
+        use ndarray::Array3;
+        // The 2 × 3 × 2 grid above, unrotated; heads 46 in the top layer, but its first column
+        // dry (masked), where the second layer's 38 is the water table. A line along the
+        // bottom row (y 201) eastwards from x 100: distances 5, 25, 45 are columns 0, 1, 2;
+        // 70 is past the grid. Surface at 50: depths 12, 4, 4.
+        let g = grid(0.0);
+        let mut values = Array3::from_elem((2, 2, 3), 46.0);
+        let mut active = Array3::from_elem((2, 2, 3), true);
+        for r in 0..2 {
+            values[[1, r, 0]] = 38.0;
+            values[[0, r, 0]] = -1e30;
+            active[[0, r, 0]] = false;
+        }
+        let record = OutputRecord {
+            kstp: Some(1),
+            kper: Some(1),
+            ntrans: None,
+            pertim: None,
+            totim: Some(1.0),
+            output_index: None,
+            quantity: "HEAD".into(),
+            values: values.clone(),
+            active: active.clone(),
+        };
+        let line = Line {
+            origin_xy: [100.0, 201.0],
+            azimuth_deg: 90.0,
+        };
+        let wt = water_table_along(
+            &g,
+            &record,
+            LayerOrder::TopFirst,
+            &line,
+            &[5.0, 25.0, 45.0, 70.0],
+            &|_| 50.0,
+        );
+        let depth: Vec<Option<(usize, f64)>> =
+            wt.iter().map(|p| p.map(|p| (p.layer, p.depth))).collect();
+        assert_eq!(
+            depth,
+            vec![Some((1, 12.0)), Some((0, 4.0)), Some((0, 4.0)), None]
+        );
+        // A column with no active layer gives no water table.
+        let mut dry = record;
+        dry.active.fill(false);
+        let wt = water_table_along(&g, &dry, LayerOrder::TopFirst, &line, &[5.0], &|_| 50.0);
+        assert_eq!(wt, vec![None]);
     }
 
     #[test]
