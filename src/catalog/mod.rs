@@ -14,6 +14,7 @@ pub mod ert;
 pub mod fusion;
 pub mod gpr;
 pub mod gravmag;
+pub mod hydro;
 pub mod intent;
 pub mod kit;
 pub mod mt;
@@ -47,6 +48,7 @@ const PARTS: &[Register] = &[
     mt::register,
     gravmag::register,
     gpr::register,
+    hydro::register,
     fusion::register,
     answers::register,
     reporting::register,

@@ -37,6 +37,7 @@ pub fn method_steps_pending(ctx: &RunContext) -> bool {
         t.module != "report"
             && t.module != "fusion"
             && t.module != super::answers::MODULE
+            && t.name != super::hydro::COMPARE_TOOL
             && t.available(ctx)
     })
 }
@@ -45,6 +46,7 @@ pub fn method_steps_pending(ctx: &RunContext) -> bool {
 /// answering the goal's questions.
 fn others_pending(ctx: &RunContext) -> bool {
     method_steps_pending(ctx)
+        || super::hydro::comparison_pending(ctx)
         || super::shared_registry()
             .get("fuse_methods")
             .is_some_and(|t| t.available(ctx))

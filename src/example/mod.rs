@@ -12,6 +12,7 @@
 pub mod ert;
 pub mod gpr;
 pub mod gravmag;
+pub mod hydro;
 pub mod monitoring;
 pub mod mt;
 pub mod seismic;

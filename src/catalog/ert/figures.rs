@@ -155,7 +155,7 @@ pub(super) fn overlays(section: &ModelSection) -> Vec<Series> {
 }
 
 /// Draw values on the model section under the real surface.
-pub(super) fn draw_section(
+pub(crate) fn draw_section(
     path: &Path,
     title: &str,
     section: &ModelSection,

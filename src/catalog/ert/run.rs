@@ -199,7 +199,7 @@ fn epochs_of(ctx: &RunContext, set: &SurveySet) -> Result<Vec<usize>, InversionE
 /// The prior of each region of a section: the generic sediment defaults above an interface
 /// (and everywhere when there is none), the bedrock defaults below it; user values replace
 /// the defaults everywhere.
-pub(super) fn priors(
+pub(crate) fn priors(
     cfg: &PetroConfig,
     section: &ModelSection,
 ) -> anyhow::Result<(Vec<PetroPrior>, Vec<usize>)> {

@@ -57,6 +57,12 @@ pub const GPR_RESULTS: &str = "gpr_results";
 pub const FUSION_RESULTS: &str = "fusion_results";
 /// The report files (the finish artifact).
 pub const REPORT_FILES: &str = "report_files";
+/// A hydrological model's output as read, placed under the geophysical line.
+pub const MODEL_OUTPUT: &str = "model_output";
+/// The ERT data a hydrological model predicts, and their misfit against the measured.
+pub const MODEL_FORWARD: &str = "model_forward";
+/// A hydrological model compared with the geophysical answers.
+pub const MODEL_COMPARISON: &str = "model_comparison";
 
 // ----- input roles (the user's files; never changed during a run) ---------------------------
 
@@ -92,8 +98,16 @@ pub const GRAVMAG_FILE: &str = "gravmag_file";
 pub const GPR_FILE: &str = "gpr_file";
 /// Elevations along the GPR line.
 pub const GPR_TOPOGRAPHY_FILE: &str = "gpr_topography_file";
+/// A hydrological model's output files (ParFlow `.pfb` saturation / pressure / porosity,
+/// MODFLOW heads).
+pub const MODEL_OUTPUT_FILES: &str = "model_output_files";
+/// The MODFLOW 6 binary grid file of a heads file.
+pub const MODEL_GRID_FILE: &str = "model_grid_file";
 
 // ----- settings (keys of the project's `config`) ---------------------------------------------
+
+/// The hydrological-model settings (`catalog::hydro::HydroSettings`).
+pub const HYDRO_PARAMS: &str = "hydro_params";
 
 /// Compute the ERT model's depth of investigation index (`true`; two more inversions).
 pub const DEPTH_OF_INVESTIGATION: &str = "depth_of_investigation";

@@ -162,6 +162,7 @@ pub fn by_panel(panel: &str) -> Option<&'static MethodInfo> {
 pub fn report_sections() -> Vec<(&'static str, &'static str)> {
     let mut v = vec![("project", "Project")];
     v.extend(METHODS.iter().map(|m| (m.panel, m.name)));
+    v.push((crate::catalog::hydro::MODULE, "Hydrological model"));
     v.push(("fusion", "Combining the methods"));
     v
 }
@@ -179,6 +180,6 @@ mod tests {
         }
         assert_eq!(by_id("tdem").map(|m| m.panel), Some("em"));
         assert_eq!(by_panel("em").map(|m| m.id), Some("tdem"));
-        assert_eq!(report_sections().len(), 8);
+        assert_eq!(report_sections().len(), 9);
     }
 }

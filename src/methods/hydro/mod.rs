@@ -9,6 +9,8 @@
 //! * [`pfb`]: ParFlow binary files (`.pfb`, subgrids assembled and checked);
 //! * [`geometry`]: a structured model grid in its coordinates (from a DIS `.grb` or a
 //!   `.pfb`) and a geophysical line placed in it;
+//! * [`sample`]: the model's water table (from pressure, saturation or heads) and water
+//!   content θ = φ·S at points of a geophysical section;
 //! * [`output`]: the common result [`ModelOutput`] — grid shape, time records (KSTP, KPER,
 //!   times in the model's time unit), the quantity, values as `f64` and the active mask,
 //!   with inactive / dry / unwritten cells counted by cause ([`MaskOptions`], [`MaskCounts`]).
@@ -23,6 +25,7 @@ pub mod heads;
 pub mod layered;
 pub mod output;
 pub mod pfb;
+pub mod sample;
 pub mod ucn;
 
 use std::io::Read as _;

@@ -277,6 +277,19 @@ impl PetroPrior {
         Ok(())
     }
 
+    /// The central value of each parameter ([`Distribution::centre`]), in the order
+    /// porosity, m, n, a, ρw (Ω·m), B·Qv (S/m).
+    pub fn centres(&self) -> [f64; 6] {
+        self.params().map(|(_, p)| p.dist.centre())
+    }
+
+    /// `n` draws of the six parameters (order of [`Self::centres`]), each within its
+    /// physical range, from the generator seeded with `seed` (the same draws every time).
+    pub fn draws(&self, n: usize, seed: u64) -> Vec<[f64; 6]> {
+        let mut rng = Xoshiro256StarStar::seed_from_u64(seed);
+        (0..n).map(|_| self.draw(&mut rng)).collect()
+    }
+
     fn draw(&self, rng: &mut Xoshiro256StarStar) -> [f64; 6] {
         let mut out = [0.0; 6];
         for (i, (_, p)) in self.params().iter().enumerate() {
