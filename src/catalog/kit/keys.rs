@@ -92,6 +92,11 @@ pub const GRAVMAG_FILE: &str = "gravmag_file";
 pub const GPR_FILE: &str = "gpr_file";
 /// Elevations along the GPR line.
 pub const GPR_TOPOGRAPHY_FILE: &str = "gpr_topography_file";
+/// The folder the studio wrote its ERT page's finished inversion to (the model bundle and
+/// `handover.json`, `catalog::ert::handover`) when it started the run; the run takes that
+/// model over instead of inverting again. A `config` key of the project that, ending in
+/// `_dir`, is kept as an input role: nothing mid-run may point it elsewhere.
+pub const STUDIO_INVERSION_DIR: &str = "studio_inversion_dir";
 
 // ----- settings (keys of the project's `config`) ---------------------------------------------
 
