@@ -3,6 +3,11 @@
 //! retries) → `convert_water_content` (only when the goal asks for it) and `derive_structure`
 //! (re-inversion with a seismic interface as a boundary smoothing does not cross).
 //!
+//! A model finished on the studio's ERT page can stand in for the run's own inversion
+//! (`load_studio_inversion`, `take_studio_inversion`, [`handover`]): the studio writes it with
+//! its settings to the folder the run's `studio_inversion_dir` names, and the run evaluates,
+//! interprets and reports that model instead of inverting again.
+//!
 //! Figures: a pseudosection per survey, the model under the real surface with coverage
 //! masking, the data fit, the χ² history, water content with its uncertainty. Products: the
 //! model cells as CSV (units in the column names), VTK for ParaView and the model bundle
@@ -10,6 +15,9 @@
 
 pub mod export;
 pub mod figures;
+pub mod handover;
+#[cfg(test)]
+mod handover_tests;
 pub mod product;
 pub mod report;
 pub mod run;
@@ -51,6 +59,7 @@ use std::sync::Arc;
 
 pub use export::*;
 pub use figures::*;
+pub use handover::*;
 pub use product::*;
 use report::*;
 pub use run::*;
@@ -84,6 +93,22 @@ fn surveys_expected(ctx: &RunContext) -> usize {
     }
 }
 
+/// The tool that takes the studio's ERT page's model over on the route.
+pub const LOAD_STUDIO_INVERSION: &str = "load_studio_inversion";
+/// The tool a model may propose to take the ERT page's model over off the route.
+pub const TAKE_STUDIO_INVERSION: &str = "take_studio_inversion";
+
+/// Whether the run carries on from the ERT page's model, so it does not invert itself: the
+/// model was taken over, or the studio handed one over and taking it has not been tried or
+/// left out yet (a failed or refused take-over leaves the run's own inversion to run).
+pub fn studio_model_in_place(ctx: &RunContext) -> bool {
+    ctx.ran(LOAD_STUDIO_INVERSION)
+        || ctx.ran(TAKE_STUDIO_INVERSION)
+        || (ctx.has_input(keys::STUDIO_INVERSION_DIR)
+            && ctx.attempted(LOAD_STUDIO_INVERSION) == 0
+            && !ctx.skipped(LOAD_STUDIO_INVERSION))
+}
+
 /// Register the ERT tools, in dependency order.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     let tools = [
@@ -99,6 +124,28 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .adapts(keys::ELECTRODE_FILE, 3, "3 columns: number (index), x (m), elevation (m)")
         .when(|ctx| ctx.has_input(keys::ERT_FILES) || ctx.has_input(keys::ERT_FILE)),
         Tool::new(
+            LOAD_STUDIO_INVERSION,
+            "Take over the ERT inversion the user already ran on the studio's ERT page (the folder studio_inversion_dir names), so the run carries on from that model instead of inverting again; the model must be of the data loaded. Offered only when the studio handed its page's inversion to the run; use it before any inversion.",
+            take_studio_model,
+        )
+        .requires(&[keys::ERT_DATA])
+        .produces(&[keys::INVERSION_RESULTS])
+        .label("Take over the studio inversion")
+        .module("ert")
+        .proposable(false)
+        .when(|ctx| ctx.has_input(keys::STUDIO_INVERSION_DIR) && !ctx.has(&[keys::INVERSION_RESULTS])),
+        Tool::new(
+            TAKE_STUDIO_INVERSION,
+            "Bring the inversion finished on the studio's ERT page into this run (for example one run there with other settings), so this run evaluates, interprets and reports that model; steps already built on the run's own model run again on it.",
+            take_studio_model,
+        )
+        .requires(&[keys::ERT_DATA])
+        .produces(&[keys::INVERSION_RESULTS])
+        .label("Take over the ERT page's inversion")
+        .module("ert")
+        .when(|_| false)
+        .applies(|ctx| ctx.has_input(keys::STUDIO_INVERSION_DIR)),
+        Tool::new(
             "invert_time_lapse",
             "Invert two or more ERT surveys of one line together (time_lapse_method: simultaneous, difference, ratio or independent; temporal_regularization α) and map the change against the first.",
             invert_time_lapse_tool,
@@ -108,7 +155,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .label("Run time-lapse inversion")
         .module("ert")
         .adjusts(&[keys::INVERSION_PARAMS, keys::TIME_LAPSE_METHOD, keys::TEMPORAL_REGULARIZATION, keys::TIME_LAPSE_EPOCHS, keys::COVERAGE_THRESHOLD])
-        .when(|ctx| surveys_expected(ctx) >= 2),
+        .when(|ctx| surveys_expected(ctx) >= 2 && !studio_model_in_place(ctx)),
         Tool::new(
             "invert_ert",
             "Invert one ERT survey for a 2D resistivity section (Gauss–Newton on log resistivity with smoothness, under the real surface), with coverage per cell.",
@@ -119,7 +166,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .label("Run ERT inversion")
         .module("ert")
         .adjusts(&[keys::INVERSION_PARAMS, keys::COVERAGE_THRESHOLD])
-        .when(|ctx| surveys_expected(ctx) == 1),
+        .when(|ctx| surveys_expected(ctx) == 1 && !studio_model_in_place(ctx)),
         Tool::new(
             "evaluate_inversion",
             "Score the ERT model (data fit, smoothness, plausibility, convergence, residual pattern by pseudosection level and electrode; pass mark quality_threshold) and, when it fails, invert again with λ halved or doubled up to max_attempts, keeping the best.",

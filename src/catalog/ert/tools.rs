@@ -676,3 +676,50 @@ pub fn estimate_ert_doi(ctx: &mut RunContext) -> ToolResult {
     }
     Ok((summary, Outputs::new().put(keys::ERT_DOI, Arc::new(h))))
 }
+
+/// `load_studio_inversion` and `take_studio_inversion`: the model finished on the studio's
+/// ERT page, from the folder `studio_inversion_dir` names, checked against the data the run
+/// loaded and held as the run's inversion; its record's settings are named in the step and
+/// the report. Steps already built on an earlier model of the run are let run again on it.
+pub fn take_studio_model(ctx: &mut RunContext) -> ToolResult {
+    let dir = ctx.input_path(keys::STUDIO_INVERSION_DIR).ok_or_else(|| {
+        anyhow!(
+            "no {} in the project: the studio names the folder its ERT page's inversion was written to when it starts a run",
+            keys::STUDIO_INVERSION_DIR
+        )
+    })?;
+    let set = held::<SurveySet>(ctx, keys::ERT_DATA)
+        .ok_or_else(|| anyhow!("no ERT data loaded: run load_ert_surveys first"))?
+        .clone();
+    let (record, model) = read_handover(&dir)?;
+    check_matches(&record, &model, &set.surveys)?;
+    let sentence = record.sentence();
+    let (files, figs) = export_and_figures(ctx, &model, "ert_page");
+    let summary = format!(
+        "{sentence}; {} cells, {} data per survey, read from {}.",
+        model.section().n_params(),
+        model.n_data(),
+        dir.display()
+    );
+    let report = format!(
+        "### ERT inversion\n\n{sentence}. The model was made on the studio's ERT page and is not inverted again in this run.\n\n{}",
+        model_report(&model)
+    );
+    let line = format!(
+        "ERT model from the studio's ERT page: χ² {:.2}, {} cells",
+        model.chi2(),
+        model.section().n_params()
+    );
+    let h = held_model(model, line, files)
+        .number("taken_over_from", "ert_page")
+        .number("page_finished_utc", record.finished_utc())
+        .report(report);
+    let downstream =
+        crate::catalog::shared_registry().downstream(&[keys::INVERSION_RESULTS.into()]);
+    ctx.reopen(&downstream.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut out = Outputs::new().put(keys::INVERSION_RESULTS, Arc::new(h));
+    for (p, c) in figs {
+        out = out.figure(p, &c);
+    }
+    Ok((summary, out))
+}

@@ -103,6 +103,11 @@ pub const GPR_TOPOGRAPHY_FILE: &str = "gpr_topography_file";
 pub const MODEL_OUTPUT_FILES: &str = "model_output_files";
 /// The MODFLOW 6 binary grid file of a heads file.
 pub const MODEL_GRID_FILE: &str = "model_grid_file";
+/// The folder the studio wrote its ERT page's finished inversion to (the model bundle and
+/// `handover.json`, `catalog::ert::handover`) when it started the run; the run takes that
+/// model over instead of inverting again. A `config` key of the project that, ending in
+/// `_dir`, is kept as an input role: nothing mid-run may point it elsewhere.
+pub const STUDIO_INVERSION_DIR: &str = "studio_inversion_dir";
 
 // ----- settings (keys of the project's `config`) ---------------------------------------------
 

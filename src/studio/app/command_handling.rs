@@ -101,6 +101,7 @@ impl StudioApp {
         if let Some(d) = &self.runs_dir {
             spec.runs_dir = d.clone();
         }
+        self.hand_over_ert_page(&mut spec);
         spec.mode = if self.settings.approve_each_step {
             Mode::StepByStep
         } else {

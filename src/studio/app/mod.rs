@@ -11,6 +11,7 @@
 mod chat_tools;
 mod close;
 mod command_handling;
+mod handover;
 mod ui;
 
 use std::path::PathBuf;

@@ -14,7 +14,8 @@ use super::section::{Frame, log_range, section_frame_ui, spectral};
 use super::{Panel, Shared};
 use crate::catalog::ert::run::{self as ert_run, ErtInputs};
 use crate::catalog::ert::{
-    ErtEdits, ErtModel, ErtSettings, coverage_alpha, pseudosection, pseudosection_half_width_m,
+    ErtEdits, ErtModel, ErtSettings, Handover, coverage_alpha, pseudosection,
+    pseudosection_half_width_m,
 };
 use crate::catalog::kit::Held;
 use crate::catalog::kit::keys;
@@ -40,9 +41,11 @@ pub struct ErtPanel {
     coverage_mask: bool,
     /// The panel's edits (λ, time-lapse scheme), layered over the project's settings.
     edits: ErtEdits,
-    job: Option<Job<ErtModel>>,
+    job: Option<Job<PageInversion>>,
     /// The model of the panel's own run (shown instead of the run's products).
     local: Option<ErtModel>,
+    /// How the panel made `local` (settings, data, when), for a run to take it over.
+    record: Option<Handover>,
     status: String,
 }
 
@@ -54,6 +57,12 @@ impl std::fmt::Debug for ErtPanel {
             .field("status", &self.status)
             .finish_non_exhaustive()
     }
+}
+
+/// A finished inversion of the panel: the model and the record of how it was made.
+struct PageInversion {
+    model: ErtModel,
+    record: Handover,
 }
 
 /// The model to show: the panel's own run, else the evaluated model, else the inversion.
@@ -216,7 +225,11 @@ impl ErtPanel {
                 let set = ert_run::load(&inputs, settings.instrument)
                     .map_err(|e| format!("{e:#}"))?
                     .set;
-                ert_run::invert(&set, &settings, progress, cancel).map_err(|e| format!("{e:#}"))
+                let model = ert_run::invert(&set, &settings, progress, cancel)
+                    .map_err(|e| format!("{e:#}"))?;
+                let now = crate::runtime::run_folder::now_unix();
+                let record = Handover::of_page(&model, &settings, &set.surveys, now);
+                Ok(PageInversion { model, record })
             },
         ));
         Ok(format!("inverting {n} survey(s) with λ {lambda}"))
@@ -227,7 +240,7 @@ impl ErtPanel {
             && job.poll()
         {
             match job.result.take() {
-                Some(Ok(m)) => {
+                Some(Ok(PageInversion { model: m, record })) => {
                     self.status = format!(
                         "Inversion finished: χ² {:.2}, {} cells, {} iterations.",
                         m.chi2(),
@@ -236,12 +249,22 @@ impl ErtPanel {
                     );
                     self.step = 0;
                     self.local = Some(m);
+                    self.record = Some(record);
                 }
                 Some(Err(e)) => self.status = format!("Inversion failed: {e}"),
                 None => {}
             }
             self.job = None;
         }
+    }
+}
+
+impl ErtPanel {
+    /// The inversion finished on this page, with the record of how it was made: what a run
+    /// started now takes over instead of inverting again (`None` before one has finished).
+    pub fn finished_inversion(&mut self) -> Option<(&Handover, &ErtModel)> {
+        self.poll();
+        self.record.as_ref().zip(self.local.as_ref())
     }
 }
 
@@ -311,6 +334,9 @@ impl Panel for ErtPanel {
         }
         if !self.status.is_empty() {
             ui.label(&self.status);
+        }
+        if self.record.is_some() {
+            ui.label("A run started now (Auto to report, Step by step) takes this page's model over instead of inverting again.");
         }
         let mut step = self.step;
         let mut mask = self.coverage_mask;
