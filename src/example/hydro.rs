@@ -1,6 +1,7 @@
 //! A synthetic ParFlow output of the example's hydrology, written from a [`Truth`]: pressure
-//! head, saturation and porosity `.pfb` files on a 2-D slab under the line (x 0–96 m by 2 m,
-//! one 10 m row across y = 0, z 80–104 m by 0.5 m), each split into 2 × 1 × 2 subgrids as a
+//! head, saturation and porosity `.pfb` files on a 2-D slab under the line (x −40–136 m by
+//! 2 m, reaching 40 m beyond the line's ends as a flow model's domain does, one 10 m row
+//! across y = 0, z 40–104 m by 0.5 m), each split into 2 × 1 × 2 subgrids as a
 //! four-process ParFlow run writes them.
 //!
 //! The state is hydrostatic about the truth's water table: ψ = z_wt(x) − z (m, the grid's
@@ -19,9 +20,9 @@ use super::{Truth, UNSATURATED_SATURATION};
 use crate::methods::hydro::pfb::encode_pfb;
 
 /// The grid: (origin x, y, z), spacing (dx, dy, dz), cells (nx, ny, nz).
-const ORIGIN: [f64; 3] = [0.0, -5.0, 80.0];
+const ORIGIN: [f64; 3] = [-40.0, -5.0, 40.0];
 const SPACING: [f64; 3] = [2.0, 10.0, 0.5];
-const CELLS: [usize; 3] = [48, 1, 48];
+const CELLS: [usize; 3] = [88, 1, 128];
 
 /// The files, relative to the project folder: (input role's file name, quantity).
 pub const FILES: [&str; 3] = [
@@ -107,15 +108,15 @@ mod tests {
         let press = read_model_output(&dir.path().join(&files[0]), &MaskOptions::default())
             .expect("pressure");
         assert_eq!(press.records[0].quantity, "press");
-        assert_eq!((press.ncol, press.nrow, press.nlay), (48, 1, 48));
-        // Column i = 10 (x = 21 m): surface 101.58 m, water table 97.58 m; the cell at
-        // k = 35 (z = 97.75 m) is 0.17 m above it.
-        let v = press.records[0].values[[35, 0, 10]];
+        assert_eq!((press.ncol, press.nrow, press.nlay), (88, 1, 128));
+        // Column i = 30 (x = 21 m): surface 101.58 m, water table 97.58 m; the cell at
+        // k = 115 (z = 97.75 m) is 0.17 m above it.
+        let v = press.records[0].values[[115, 0, 30]];
         assert!((v - (97.58 - 97.75)).abs() < 1e-9, "{v}");
         let poros = read_model_output(&dir.path().join(&files[2]), &MaskOptions::default())
             .expect("porosity");
         // The bedrock's porosity gives 2000 Ω·m by Archie with S = 1: 20·φ^−1.8.
-        let rock = poros.records[0].values[[0, 0, 10]];
+        let rock = poros.records[0].values[[0, 0, 30]];
         assert!((20.0 * rock.powf(-1.8) - 2000.0).abs() < 1e-6, "{rock}");
     }
 }

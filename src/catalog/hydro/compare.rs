@@ -102,11 +102,13 @@ pub struct BandComparison {
     pub n_cells: usize,
     /// Median model θ, m³/m³.
     pub model_theta: f64,
+    /// Median θ of the model's image (its predicted data inverted as the field data were).
+    pub model_image_theta: Option<f64>,
     /// Median ERT θ, m³/m³.
     pub ert_theta: f64,
     /// Median Monte Carlo σ(θ) of the ERT conversion, m³/m³.
     pub ert_sigma: f64,
-    /// Model minus ERT, m³/m³.
+    /// Model (its image when made) minus ERT, m³/m³.
     pub difference: f64,
     /// The verdict.
     pub verdict: Verdict,
@@ -121,8 +123,10 @@ pub struct WaterContentComparison {
     pub correlation: f64,
     /// Cells compared.
     pub n_cells: usize,
-    /// Per compared cell: (ERT parameter index, model θ − ERT θ).
+    /// Per compared cell: (ERT parameter index, model (image) θ − ERT θ).
     pub cell_differences: Vec<(usize, f64)>,
+    /// Whether the model's image was compared (else the model as it is).
+    pub through_image: bool,
     /// The verdict: agree when at least two thirds of the bands agree.
     pub verdict: Verdict,
     /// Why it was not compared, when it was not.
@@ -278,11 +282,18 @@ pub fn water_table(
     out
 }
 
-/// The water content compared on the ERT section's covered cells (first survey).
+/// One compared cell: (parameter, depth m, model θ, model-image θ, ERT θ, ERT σ(θ)).
+type Row = (usize, f64, f64, Option<f64>, f64, f64);
+
+/// The water content compared on the ERT section's covered cells (first survey). With the
+/// model's image (`image_theta`, [`super::forward`]) the verdict compares like with like:
+/// the image's θ against the ERT θ; without it, the model's own θ (sharper than any
+/// inversion, so it differs at every contrast — said in the sentence).
 pub fn water_content(
     m: &HydroModel,
     ert: &ErtModel,
     wc: Option<&ErtWaterContent>,
+    image_theta: Option<&[f64]>,
     min_coverage: f64,
     k: f64,
 ) -> WaterContentComparison {
@@ -291,6 +302,7 @@ pub fn water_content(
         correlation: f64::NAN,
         n_cells: 0,
         cell_differences: Vec::new(),
+        through_image: image_theta.is_some(),
         verdict: Verdict::NotCompared,
         reason: None,
     };
@@ -304,59 +316,18 @@ pub fn water_content(
         );
         return out;
     };
-    let section = ert.section();
-    let covered = covered_cells(ert.coverage(), min_coverage);
-    let (mean, std) = (&first.water_content.mean, &first.water_content.std);
-    // (cell, depth, model θ, ERT θ, σ)
-    let mut rows: Vec<(usize, f64, f64, f64, f64)> = Vec::new();
-    for j in 0..section.n_params() {
-        if !covered.get(j).copied().unwrap_or(false) {
-            continue;
-        }
-        let c = section.param_centroid_m[j];
-        let (Some(theta_m), Some(&theta_e), Some(&sigma)) =
-            (m.water_content(c[0], c[1]), mean.get(j), std.get(j))
-        else {
-            continue;
-        };
-        if theta_e.is_finite() {
-            rows.push((j, section.param_depth_m(j), theta_m, theta_e, sigma));
-        }
-    }
+    let rows = compared_cells(m, ert, first, image_theta, min_coverage);
     if rows.is_empty() {
         out.reason = Some("no covered ERT cell lies inside the model's grid along the line".into());
         return out;
     }
-    let max_depth = rows.iter().map(|r| r.1).fold(0.0, f64::max);
-    let n_bands = (max_depth.min(30.0).ceil() as usize).max(1);
-    for b in 0..n_bands {
-        let (top, bottom) = (b as f64, b as f64 + 1.0);
-        let in_band: Vec<&(usize, f64, f64, f64, f64)> =
-            rows.iter().filter(|r| r.1 >= top && r.1 < bottom).collect();
-        if in_band.is_empty() {
-            continue;
-        }
-        let col = |f: fn(&(usize, f64, f64, f64, f64)) -> f64| {
-            median(&in_band.iter().map(|r| f(r)).collect::<Vec<_>>())
-        };
-        let (tm, te, se) = (col(|r| r.2), col(|r| r.3), col(|r| r.4));
-        let d = tm - te;
-        out.bands.push(BandComparison {
-            depth_top_m: top,
-            depth_bottom_m: bottom,
-            n_cells: in_band.len(),
-            model_theta: tm,
-            ert_theta: te,
-            ert_sigma: se,
-            difference: d,
-            verdict: judge(d, se, k),
-        });
-    }
-    let a: Vec<f64> = rows.iter().map(|r| r.2).collect();
-    let b: Vec<f64> = rows.iter().map(|r| r.3).collect();
+    out.bands = bands(&rows, k);
+    let judged_theta = |r: &Row| r.3.unwrap_or(r.2);
+    let a: Vec<f64> = rows.iter().map(judged_theta).collect();
+    let b: Vec<f64> = rows.iter().map(|r| r.4).collect();
     out.correlation = pearson(&a, &b);
     out.n_cells = rows.len();
-    out.cell_differences = rows.iter().map(|r| (r.0, r.2 - r.3)).collect();
+    out.cell_differences = rows.iter().map(|r| (r.0, judged_theta(r) - r.4)).collect();
     let judged: Vec<&BandComparison> = out
         .bands
         .iter()
@@ -377,17 +348,84 @@ pub fn water_content(
     out
 }
 
+/// The covered ERT cells inside the model, with both water contents.
+fn compared_cells(
+    m: &HydroModel,
+    ert: &ErtModel,
+    first: &crate::methods::petro::WaterContent,
+    image_theta: Option<&[f64]>,
+    min_coverage: f64,
+) -> Vec<Row> {
+    let section = ert.section();
+    let covered = covered_cells(ert.coverage(), min_coverage);
+    let (mean, std) = (&first.water_content.mean, &first.water_content.std);
+    let mut rows = Vec::new();
+    for j in 0..section.n_params() {
+        if !covered.get(j).copied().unwrap_or(false) {
+            continue;
+        }
+        let c = section.param_centroid_m[j];
+        let (Some(theta_m), Some(&theta_e), Some(&sigma)) =
+            (m.water_content(c[0], c[1]), mean.get(j), std.get(j))
+        else {
+            continue;
+        };
+        let image = image_theta
+            .and_then(|t| t.get(j).copied())
+            .filter(|v| v.is_finite());
+        if theta_e.is_finite() {
+            rows.push((j, section.param_depth_m(j), theta_m, image, theta_e, sigma));
+        }
+    }
+    rows
+}
+
+/// 1 m depth bands from the ground: medians of each column, judged image (or model) − ERT.
+fn bands(rows: &[Row], k: f64) -> Vec<BandComparison> {
+    let max_depth = rows.iter().map(|r| r.1).fold(0.0, f64::max);
+    let n_bands = (max_depth.min(30.0).ceil() as usize).max(1);
+    let mut out = Vec::new();
+    for b in 0..n_bands {
+        let (top, bottom) = (b as f64, b as f64 + 1.0);
+        let in_band: Vec<&Row> = rows.iter().filter(|r| r.1 >= top && r.1 < bottom).collect();
+        if in_band.is_empty() {
+            continue;
+        }
+        let col =
+            |f: &dyn Fn(&Row) -> f64| median(&in_band.iter().map(|r| f(r)).collect::<Vec<_>>());
+        let (tm, te, se) = (col(&|r| r.2), col(&|r| r.4), col(&|r| r.5));
+        let image = in_band
+            .iter()
+            .all(|r| r.3.is_some())
+            .then(|| col(&|r| r.3.unwrap_or(f64::NAN)));
+        let d = image.unwrap_or(tm) - te;
+        out.push(BandComparison {
+            depth_top_m: top,
+            depth_bottom_m: bottom,
+            n_cells: in_band.len(),
+            model_theta: tm,
+            model_image_theta: image,
+            ert_theta: te,
+            ert_sigma: se,
+            difference: d,
+            verdict: judge(d, se, k),
+        });
+    }
+    out
+}
+
 /// Both comparisons and their joint verdict and sentence.
 pub fn compare(
     m: &HydroModel,
     ert: &ErtModel,
     answer: Option<&Answer>,
     wc: Option<&ErtWaterContent>,
+    image_theta: Option<&[f64]>,
     min_coverage: f64,
     k: f64,
 ) -> ModelComparison {
     let wt = water_table(m, ert, answer, k);
-    let w = water_content(m, ert, wc, min_coverage, k);
+    let w = water_content(m, ert, wc, image_theta, min_coverage, k);
     let parts = [wt.verdict, w.verdict];
     let verdict = if parts.contains(&Verdict::Disagree) {
         Verdict::Disagree
@@ -424,7 +462,12 @@ pub fn compare(
             .filter(|b| b.verdict == Verdict::Agree)
             .count();
         format!(
-            "Water content: {agreeing} of {} depth bands agree within {k} σ of the ERT conversion's Monte Carlo spread over {} covered cells, correlation r = {} — they {}.",
+            "Water content ({}): {agreeing} of {} depth bands agree within {k} σ of the ERT conversion's Monte Carlo spread over {} covered cells, correlation r = {} — they {}.",
+            if w.through_image {
+                "the model's image, its predicted data inverted as the field data were, against the ERT's"
+            } else {
+                "the model as it is against the ERT's, which is smoothed by the inversion: expect differences at every contrast"
+            },
             w.bands.len(),
             w.n_cells,
             n(w.correlation),

@@ -41,7 +41,7 @@ fn z_range(m: &HydroModel) -> Option<(f64, f64)> {
     let top = m.grid.top.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let bot = m.grid.botm.iter().copied().fold(f64::INFINITY, f64::min);
     (top.is_finite() && bot.is_finite() && top > bot)
-        .then(|| (bot - m.elevation_shift_m, top - m.elevation_shift_m))
+        .then_some((bot - m.elevation_shift_m, top - m.elevation_shift_m))
 }
 
 /// `load_model_output`'s figures: θ along the line under the water table, or the water
@@ -196,8 +196,15 @@ pub fn comparison_figures(
                 *x = *d;
             }
         }
-        let scale = ColourScale::symmetric(&v, "Model θ − ERT θ (m³/m³)");
-        let title = "Water content: model minus ERT";
+        let (label, title) = if c.water_content.through_image {
+            (
+                "Model-image θ − ERT θ (m³/m³)",
+                "Water content: the model's image minus ERT",
+            )
+        } else {
+            ("Model θ − ERT θ (m³/m³)", "Water content: model minus ERT")
+        };
+        let scale = ColourScale::symmetric(&v, label);
         if let Some(p) = draw_figure(ctx, "hydro_water_content_difference", |path| {
             draw_section(path, title, section, &v, &scale, None)
         }) {

@@ -70,26 +70,34 @@ pub fn model_report(m: &HydroModel) -> String {
     s
 }
 
-/// The forward's verdict, in the report.
+/// The forward's verdict, in the report: the sentence, the χ² table, what was noticed.
 pub fn forward_report(r: &ForwardComparison) -> String {
-    format!(
-        "| | χ² |\n|---|---|\n| Hydrological model (central petrophysics) | {} |\n| Monte Carlo draws (min – max) | {} |\n| Inversion | {} |\n| Limit | {} |\n\n**Verdict:** {} ({} data).",
+    let draws = if r.chi2_draws.is_empty() {
+        "—".into()
+    } else {
+        let (a, b) = crate::catalog::kit::format::range(&r.chi2_draws);
+        format!("{} – {}", num(a), num(b))
+    };
+    let mut s = format!(
+        "{}\n\n| | χ² |\n|---|---|\n| Hydrological model (central petrophysics) | {} |\n| Monte Carlo draws (min – max) | {} |\n| Inverted model on the model's forward mesh | {} |\n| Limit | {} |\n| Inversion (its own mesh, the data's errors) | {} |\n\nThe first four add a model error of {} % to each datum's error.\n\n**Verdict:** {} ({} data).\n",
+        r.sentence,
         num(r.chi2_model),
-        if r.chi2_draws.is_empty() {
-            "—".into()
-        } else {
-            let (a, b) = crate::catalog::kit::format::range(&r.chi2_draws);
-            format!("{} – {}", num(a), num(b))
-        },
-        num(r.chi2_inversion),
+        draws,
+        num(r.chi2_reference),
         num(r.chi2_limit),
+        num(r.chi2_inversion),
+        num(100.0 * r.model_error_fraction),
         match r.verdict {
             Verdict::Agree => "the model explains the measured data",
             Verdict::Disagree => "the model does not explain the measured data",
             Verdict::NotCompared => "not judged",
         },
         r.n_data
-    )
+    );
+    for n in &r.notes {
+        let _ = writeln!(s, "\n- {n}");
+    }
+    s
 }
 
 /// What the comparison did not cover in this version, for the methods the run has.
@@ -134,16 +142,17 @@ pub fn comparison_report(c: &ModelComparison, ctx: &RunContext) -> String {
     if !w.bands.is_empty() {
         let _ = writeln!(
             s,
-            "| Depth (m) | Cells | Model θ | ERT θ | ERT σ(θ) | Model − ERT | Verdict |\n|---|---|---|---|---|---|---|"
+            "| Depth (m) | Cells | Model θ | Model image θ | ERT θ | ERT σ(θ) | Judged − ERT | Verdict |\n|---|---|---|---|---|---|---|---|"
         );
         for b in &w.bands {
             let _ = writeln!(
                 s,
-                "| {}–{} | {} | {} | {} | {} | {} | {} |",
+                "| {}–{} | {} | {} | {} | {} | {} | {} | {} |",
                 num(b.depth_top_m),
                 num(b.depth_bottom_m),
                 b.n_cells,
                 num(b.model_theta),
+                b.model_image_theta.map_or("—".to_string(), num),
                 num(b.ert_theta),
                 num(b.ert_sigma),
                 num(b.difference),
@@ -173,6 +182,7 @@ pub fn comparison_csv(ctx: &mut RunContext, c: &ModelComparison) -> Vec<PathBuf>
                 b.depth_bottom_m,
                 b.n_cells as f64,
                 b.model_theta,
+                b.model_image_theta.unwrap_or(f64::NAN),
                 b.ert_theta,
                 b.ert_sigma,
                 b.difference,
@@ -184,9 +194,10 @@ pub fn comparison_csv(ctx: &mut RunContext, c: &ModelComparison) -> Vec<PathBuf>
         "depth_bottom_m",
         "n_cells",
         "model_theta_m3_per_m3",
+        "model_image_theta_m3_per_m3",
         "ert_theta_m3_per_m3",
         "ert_sigma_theta_m3_per_m3",
-        "model_minus_ert_m3_per_m3",
+        "judged_minus_ert_m3_per_m3",
     ];
     let written = product_path(ctx, "hydro_comparison_by_depth.csv").and_then(|p| {
         crate::catalog::kit::write_csv(&p, &header, &rows)?;

@@ -42,9 +42,9 @@ fn the_models_water_table_and_water_content_are_the_truths_along_the_line() {
         let below = m.water_content(x, want - 1.0).expect("θ below");
         assert!((below - 0.35).abs() < 1e-12, "{below}");
     }
-    // Beyond the grid's 96 m the model says nothing rather than a number.
-    assert_eq!(m.water_table_z(97.0), None);
-    assert_eq!(m.water_content(50.0, 79.0), None);
+    // Beyond the grid's 136 m the model says nothing rather than a number.
+    assert_eq!(m.water_table_z(137.0), None);
+    assert_eq!(m.water_content(50.0, 39.0), None);
 }
 
 #[test]
@@ -71,6 +71,12 @@ fn bad_settings_and_files_are_refused_naming_them() {
         ..HydroSettings::default()
     };
     assert!(bad.validate().is_err());
+    let bad = HydroSettings {
+        model_error_fraction: -0.01,
+        ..HydroSettings::default()
+    };
+    let e = bad.validate().expect_err("a negative model error");
+    assert!(e.to_string().contains("model_error_fraction"), "{e}");
 
     let (d, files) = written(&Truth::default());
     // Only the porosity file: nothing a water table or water content comes from.

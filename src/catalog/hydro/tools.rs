@@ -13,7 +13,9 @@ use super::settings::HydroSettings;
 use super::{figures, report};
 use crate::catalog::answers::Answer;
 use crate::catalog::ert::{ErtModel, ErtWaterContent, coverage_threshold};
+use crate::catalog::kit::settings::n_realizations;
 use crate::catalog::kit::{Held, held, keys, require};
+use crate::methods::ert::SurveySet;
 use crate::methods::ert::evaluation::Evaluation;
 use crate::methods::petro::{PetroConfig, PetroPrior};
 use crate::runtime::{Outputs, RunContext, ToolResult};
@@ -104,19 +106,29 @@ pub fn forward_model_output(ctx: &mut RunContext) -> ToolResult {
     let settings = HydroSettings::read(ctx)?;
     let cfg = petro_config(ctx)?;
     let (priors, region) = crate::catalog::ert::run::priors(&cfg, ert.section())?;
+    let topography = require::<SurveySet>(ctx, keys::ERT_DATA, "no ERT data loaded")?
+        .surveys
+        .first()
+        .map(|s| s.topography.clone())
+        .unwrap_or_default();
     let inp = ForwardInputs {
         priors: &priors,
         region: &region,
         n_draws: settings.forward_realizations,
         seed: cfg.seed.unwrap_or(crate::methods::petro::DEFAULT_SEED),
         chi2_ratio_max: settings.chi2_ratio_max,
+        model_error_fraction: settings.model_error_fraction,
+        topography: &topography,
     };
     let cancel = ctx.cancel_flag();
-    let r = {
+    let mut r = {
         let mut pr = |f: f64, d: &str| ctx.progress(0.9 * f, d);
-        let cancelled = || cancel.load(std::sync::atomic::Ordering::Relaxed);
-        forward(&m, &ert, &inp, &mut pr, &cancelled)?
+        forward(&m, &ert, &inp, &mut pr, &cancel)?
     };
+    for n in &r.notes {
+        ctx.note(n);
+    }
+    r.image_theta = image_water_content(&r, &cfg, n_realizations(ctx), ctx);
     let mut out = Outputs::new();
     if let Some((p, caption)) = figures::forward_figure(ctx, &r) {
         out = out.figure(p, &caption);
@@ -135,6 +147,24 @@ pub fn forward_model_output(ctx: &mut RunContext) -> ToolResult {
         r.sentence.clone(),
         out.put(keys::MODEL_FORWARD, Arc::new(h)),
     ))
+}
+
+/// The mean water content of the model's image, by the conversion the field model went
+/// through (the same prior, draws and seed); `None`, noted, when it cannot be made.
+fn image_water_content(
+    r: &ForwardComparison,
+    cfg: &PetroConfig,
+    n: usize,
+    ctx: &mut RunContext,
+) -> Option<Vec<f64>> {
+    let img = ErtModel::Single(r.image.clone()?);
+    match crate::catalog::ert::run::water_content(&img, cfg, n) {
+        Ok(steps) => steps.first().map(|w| w.water_content.mean.clone()),
+        Err(e) => {
+            ctx.note(&format!("the water content of the model's image: {e:#}"));
+            None
+        }
+    }
 }
 
 fn forward_line(r: &ForwardComparison) -> String {
@@ -158,11 +188,14 @@ pub fn compare_model_output(ctx: &mut RunContext) -> ToolResult {
     let settings = HydroSettings::read(ctx)?;
     let answer = held::<Answer>(ctx, keys::ANSWER_WATER_TABLE).cloned();
     let wc = held::<ErtWaterContent>(ctx, keys::WATER_CONTENT).cloned();
+    let image =
+        held::<ForwardComparison>(ctx, keys::MODEL_FORWARD).and_then(|f| f.image_theta.clone());
     let c: ModelComparison = compare(
         &m,
         &ert,
         answer.as_ref(),
         wc.as_ref(),
+        image.as_deref(),
         coverage_threshold(ctx),
         settings.agreement_sigmas,
     );

@@ -1661,6 +1661,42 @@ pub fn invert_survey(
     Ok(res)
 }
 
+/// The image an inversion makes of a model (Day-Lewis, Singha & Binley 2005, J. Geophys.
+/// Res. 110, B08206: a geophysical image is the true property smoothed by the inversion's
+/// resolution, so a model is compared with the field image through the same inversion):
+/// the apparent resistivities `rhoa_pred_ohm_m` a model predicts on the quadrupoles of the
+/// `fitted` data set, with its errors, inverted with `params` (outlier rejection off: the
+/// predicted data have none) on the mesh the field data were inverted on.
+#[allow(clippy::too_many_arguments)]
+pub fn invert_predicted(
+    positions: &[[f64; 2]],
+    topography: &[[f64; 2]],
+    fitted: &DataSet,
+    rhoa_pred_ohm_m: &[f64],
+    params: &InversionParams,
+    interfaces: &[Interface],
+    progress: Progress,
+    cancel: &AtomicBool,
+) -> Result<InversionResult, InversionError> {
+    if rhoa_pred_ohm_m.len() != fitted.len() {
+        return Err(InversionError::BadParams(format!(
+            "{} predicted data for {} fitted data",
+            rhoa_pred_ohm_m.len(),
+            fitted.len()
+        )));
+    }
+    let params = InversionParams {
+        outlier_threshold: 0.0,
+        ..params.clone()
+    };
+    params.validate()?;
+    let mut ds = fitted.clone();
+    ds.value = rhoa_pred_ohm_m.to_vec();
+    ds.kind = vec![ValueKind::ApparentResistivity; ds.len()];
+    let (disc, obs) = discretise_data(positions, topography, &mut ds, &params, interfaces)?;
+    invert_on(&disc, &ds, &obs, &params, progress, cancel)
+}
+
 /// Which data to keep after an inversion: `false` for a normalised residual
 /// r_i = |ln(obs_i/pred_i)|/ε_i above max(`threshold`·1.4826·median r, 3) (a robust
 /// standard deviation; Rousseeuw & Croux 1993), at most the 10 % largest.

@@ -157,7 +157,7 @@ pub fn distances_over_grid(
     to: f64,
     step: f64,
 ) -> Vec<f64> {
-    if !(step > 0.0) || !from.is_finite() || !to.is_finite() || to < from {
+    if step.is_nan() || step <= 0.0 || !from.is_finite() || !to.is_finite() || to < from {
         return Vec::new();
     }
     let n = ((to - from) / step).floor() as usize;
