@@ -101,6 +101,22 @@ fn the_example_goal_is_answered_within_the_truths_tolerances() {
         gpr["uncertainty"].as_f64().unwrap() >= 0.1 * gpr["value"].as_f64().unwrap() - 1e-9,
         "{gpr}"
     );
+    // TDEM's earliest gate (10 µs) and MT's shortest period resolve nothing this shallow: no
+    // value from either, and the sentence says why (the depth window each resolves).
+    for m in ["TDEM", "MT"] {
+        assert!(
+            !wt["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["method"] == m),
+            "{m} gave a water table: {wt}"
+        );
+        let why = format!(
+            "{m}: no downward resistivity decrease of 20 % or more between the shallowest depth the data resolve"
+        );
+        assert!(wt["sentence"].as_str().unwrap().contains(&why), "{m}: {wt}");
+    }
     // Every method left out of the combination is reported as disagreeing, with a reason.
     for e in wt["evidence"].as_array().unwrap() {
         if !wt["combined_from"]

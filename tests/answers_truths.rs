@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use hydrogeo_studio::example::{Plume, Truth, write_project_from};
+use hydrogeo_studio::example::{Plume, Truth, tdem, write_project_from};
 use serde_json::Value;
 
 mod support;
@@ -171,4 +171,50 @@ fn every_truth_passes_every_methods_evaluation() {
             assert_eq!(e["passed"], true, "{name}: {key} did not pass: {e}");
         }
     }
+}
+
+/// A TDEM line alone over conductive ground (100 Ω·m over 20 Ω·m, the water table 60 m
+/// deep, bedrock at 150 m): the earliest gate's diffusion depth in 100 Ω·m is 40 m, so the
+/// water table lies in the window the data resolve, and TDEM alone answers within 2σ of
+/// 60 m with a σ under 15 m (a fifth of the depth).
+#[test]
+fn a_tdem_line_reads_a_water_table_60_m_deep_in_conductive_ground() {
+    let truth = Truth {
+        water_table_depth_m: 60.0,
+        rho_ohm_m: (100.0, 20.0, 2000.0),
+        bedrock: (150.0, 0.0),
+        deep: (400.0, 100.0, 10.0, 1000.0),
+        ..Truth::default()
+    };
+    let tmp = tempfile::tempdir().expect("temporary folder");
+    let dir = tmp.path();
+    let files = tdem::write(&truth, dir).expect("TDEM written");
+    let mut inputs = serde_json::Map::new();
+    for (role, path) in files {
+        inputs.insert(role, Value::from(path.display().to_string()));
+    }
+    let project = serde_json::json!({
+        "goal": "Where is the water table?",
+        "inputs": inputs,
+        "config": { "tdem_params": serde_json::from_str::<Value>(tdem::TDEM_PARAMS).expect("params") },
+    });
+    std::fs::write(dir.join("project.json"), project.to_string()).expect("project");
+    let result = result_of(&run_project(dir, None));
+    let wt = answer(&result, "water_table_depth");
+    assert_eq!(wt["status"], "answered", "{wt}");
+    let e = wt["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["method"] == "TDEM")
+        .unwrap_or_else(|| panic!("TDEM evidence: {wt}"));
+    let (v, sigma) = (
+        e["value"].as_f64().unwrap(),
+        e["uncertainty"].as_f64().unwrap(),
+    );
+    assert!(sigma > 0.0 && sigma < 15.0, "{e}");
+    assert!(
+        (v - 60.0).abs() <= 2.0 * sigma,
+        "{v} ± {sigma} m vs 60 m: {e}"
+    );
 }

@@ -85,6 +85,11 @@ pub fn mad_sigma(v: &[f64]) -> Option<f64> {
     median(&dev).map(|d| 1.4826 * d)
 }
 
+/// The smallest decrease of log10 ρ across a step that counts as a water table (a fall of
+/// 20 %: log10(1/0.8); a smaller fall is not a saturated zone, Archie 1942: ρ drops by
+/// `S^-n` as `S → 1`).
+pub const MIN_DROP_LOG10: f64 = 0.0969;
+
 /// Summarise a profile with the method's resolution (module docs); `None` when it is empty.
 pub fn summarise(profile: DepthProfile, resolution_m: f64, how: String) -> Option<DepthEstimate> {
     let depth_m = median(&profile.depth_m)?;

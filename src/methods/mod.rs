@@ -16,5 +16,6 @@ pub mod residuals;
 pub mod seismic;
 pub mod shared;
 pub mod simd;
+pub mod sounding_depth;
 pub mod tdem;
 pub mod truncated;

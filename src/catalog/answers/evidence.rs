@@ -8,13 +8,18 @@ use super::settings::AnswerSettings;
 use crate::catalog::ert::{ErtModel, ErtSettings};
 use crate::catalog::gpr::{GprProcessed, VelocityOrigin};
 use crate::catalog::kit::format::num;
-use crate::catalog::kit::methods::{ERT, GPR, SEISMIC};
+use crate::catalog::kit::methods::{ERT, GPR, MT, SEISMIC, TDEM};
 use crate::catalog::kit::{held, keys, product_path};
+use crate::catalog::mt::{MtInversions, MtSites, SiteData};
 use crate::catalog::seismic::SeismicModel;
 use crate::methods::depth::{DepthEstimate, DepthProfile};
 use crate::methods::ert::interpret as ert_interp;
 use crate::methods::gpr::interpret::flat_reflector;
+use crate::methods::mt::interpret::{self as mt_interp, SitePlace};
 use crate::methods::seismic::interpret as seis_interp;
+use crate::methods::sounding_depth::{self, LayeredSounding};
+use crate::methods::tdem::interpret as tdem_interp;
+use crate::methods::tdem::pipeline::TdemInversion;
 use crate::runtime::RunContext;
 
 /// Evidence gathered for one question: the values, each method's profile (for the figure
@@ -53,6 +58,27 @@ impl Gathered {
             file,
         });
         self.profiles.push((method.into(), e.profile));
+    }
+
+    /// A water table from layered soundings ([`sounding_depth::water_table`]), or why not.
+    fn layered(
+        &mut self,
+        ctx: &RunContext,
+        method: &str,
+        product: &str,
+        soundings: &[LayeredSounding],
+        max_depth_m: f64,
+    ) {
+        match sounding_depth::water_table(soundings, method, max_depth_m) {
+            Ok(e) => self.add(
+                ctx,
+                method,
+                product,
+                &format!("answer_water_table_{}", method.to_ascii_lowercase()),
+                e,
+            ),
+            Err(why) => self.not_used.push((method.into(), why)),
+        }
     }
 
     /// The `details` JSON: each profile's table and what was not used.
@@ -113,12 +139,50 @@ pub fn water_table(ctx: &RunContext, s: &AnswerSettings) -> anyhow::Result<Gathe
     if let Some(p) = held::<GprProcessed>(ctx, keys::GPR_RESULTS) {
         gpr_reflector(&mut g, p, s);
     }
-    for (m, key) in [("TDEM", keys::TDEM_RESULTS), ("MT", keys::MT_RESULTS)] {
-        if ctx.product(key).is_some() {
-            g.not_used.push((m.into(), "reading a water table from a layered model's resistivity drop is not implemented in this version".into()));
-        }
+    let max_depth = s.sounding_water_table_max_depth_m;
+    if let Some(inv) = held::<TdemInversion>(ctx, keys::TDEM_RESULTS) {
+        let soundings = tdem_interp::layered_soundings(inv);
+        g.layered(ctx, TDEM.prose, keys::TDEM_RESULTS, &soundings, max_depth);
+    }
+    if let Some(inv) = held::<MtInversions>(ctx, keys::MT_RESULTS) {
+        let soundings = mt_soundings(ctx, inv);
+        g.layered(ctx, MT.prose, keys::MT_RESULTS, &soundings, max_depth);
     }
     Ok(g)
+}
+
+/// The MT sites as layered soundings, placed by the coordinates their files give.
+fn mt_soundings(ctx: &RunContext, inv: &MtInversions) -> Vec<LayeredSounding> {
+    let places: Vec<(String, SitePlace)> = held::<MtSites>(ctx, keys::MT_DATA)
+        .map(|d| {
+            d.sites
+                .iter()
+                .map(|site| {
+                    let place = match &site.data {
+                        SiteData::Transfer(tf) => SitePlace {
+                            lat_lon_deg: tf.latitude_deg.zip(tf.longitude_deg),
+                            elevation_m: tf.elevation_m,
+                        },
+                        SiteData::Table(_) => SitePlace::default(),
+                    };
+                    (site.site.clone(), place)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let place_of = |name: &str| {
+        places
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| *p)
+            .unwrap_or_default()
+    };
+    let origin = inv.sites.iter().find_map(|s| place_of(&s.site).lat_lon_deg);
+    inv.sites
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| mt_interp::layered_sounding(s, place_of(&s.site), origin, i))
+        .collect()
 }
 
 /// The electrode spread of the ERT line, m.

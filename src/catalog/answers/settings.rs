@@ -19,6 +19,10 @@ pub struct AnswerSettings {
     pub change_threshold_percent: f64,
     /// The shallowest depth a GPR reflector is looked for (below the direct wave), m.
     pub gpr_min_depth_m: f64,
+    /// The deepest a TDEM or MT layered model is searched for the water table, m: a
+    /// decrease deeper than this is read as a conductor, not the water table
+    /// (`methods::sounding_depth`).
+    pub sounding_water_table_max_depth_m: f64,
     /// The relative error σv/v of a GPR velocity the project gives (`gpr_velocity_m_per_ns`
     /// or `gpr_permittivity`) without its own error: 10 % by default, the usual accuracy of
     /// velocities from CMP gathers and diffraction-hyperbola fits (Jol 2009, *Ground
@@ -38,6 +42,7 @@ impl Default for AnswerSettings {
             bedrock_velocity_m_per_s: BEDROCK_THRESHOLD_M_PER_S,
             change_threshold_percent: 10.0,
             gpr_min_depth_m: 0.5,
+            sounding_water_table_max_depth_m: 100.0,
             gpr_velocity_relative_sigma: 0.10,
             gpr_header_velocity_relative_sigma: 0.25,
         }

@@ -43,9 +43,7 @@ use super::mesh::interp;
 use crate::methods::depth::median;
 use crate::methods::depth::{DepthEstimate, DepthProfile, summarise};
 
-/// The smallest decrease of log10 ρ across a profile's strongest step that counts (a fall of
-/// 20 %: log10(1/0.8)).
-pub const MIN_DROP_LOG10: f64 = 0.0969;
+pub use crate::methods::depth::MIN_DROP_LOG10;
 
 /// The contour levels (fractions of the peak change) whose centroids give the change
 /// centroid's uncertainty; the middle one is the centroid (module docs).

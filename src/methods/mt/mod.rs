@@ -20,6 +20,7 @@ pub mod dimensionality;
 pub mod edi;
 pub mod emtfxml;
 pub mod forward;
+pub mod interpret;
 pub mod jfile;
 pub mod nanser;
 pub mod occam;

@@ -18,6 +18,7 @@ pub mod analytic;
 pub mod data;
 pub mod filters;
 pub mod forward;
+pub mod interpret;
 pub mod invert;
 pub mod kriging;
 pub mod linalg;
