@@ -150,6 +150,17 @@ fn assert_answers_agree_at_4_m_only(c: &ModelComparison, c8: &ModelComparison) {
         c.sentence
     );
     assert_eq!(c.water_table.verdict, Verdict::Agree, "{}", c.sentence);
+    // Each method's depth is set against the model where that method read it: ERT's profiles
+    // under the 46 inner electrodes (TDEM soundings and MT sites are sampled the same way).
+    let ert = c
+        .water_table
+        .methods
+        .iter()
+        .find(|m| m.method == "ERT")
+        .unwrap_or_else(|| panic!("ERT's water table: {:?}", c.water_table.methods));
+    assert_eq!(ert.sampled_at, "its 46 position(s) along the line");
+    assert!((ert.model_depth_m - 4.0).abs() < 0.05, "{ert:?}");
+    assert!((ert.difference_m - (ert.model_depth_m - ert.depth_m)).abs() < 1e-12);
     assert_eq!(c.water_content.verdict, Verdict::Agree, "{}", c.sentence);
     assert!(c.water_content.through_image, "{}", c.sentence);
     assert_eq!(c.verdict, Verdict::Agree, "{}", c.sentence);

@@ -58,6 +58,11 @@ pub struct WaterTableAt {
 pub struct MethodDifference {
     /// The method.
     pub method: String,
+    /// Where the model was sampled for it: the method's own positions along the line (its
+    /// soundings, sites, traces or profiles), or the ERT electrodes when it gives none.
+    pub sampled_at: String,
+    /// The model's water-table depth there (median), m.
+    pub model_depth_m: f64,
     /// Its water-table depth, m.
     pub depth_m: f64,
     /// Its uncertainty, m (NaN: none).
@@ -269,9 +274,24 @@ pub fn water_table(
         .evidence
         .iter()
         .map(|e| {
-            let d = model_depth_m - e.value;
+            let xs = method_positions(a, &e.method);
+            let at_sites: Vec<f64> = xs
+                .iter()
+                .filter_map(|&x| Some(interp(&section.surface_xz, x) - m.water_table_z(x)?))
+                .collect();
+            let (model_depth, sampled_at) = if at_sites.is_empty() {
+                (model_depth_m, "the ERT electrodes".to_string())
+            } else {
+                (
+                    median(&at_sites),
+                    format!("its {} position(s) along the line", at_sites.len()),
+                )
+            };
+            let d = model_depth - e.value;
             MethodDifference {
                 method: e.method.clone(),
+                sampled_at,
+                model_depth_m: model_depth,
                 depth_m: e.value,
                 sigma_m: e.uncertainty,
                 difference_m: d,
@@ -280,6 +300,19 @@ pub fn water_table(
         })
         .collect();
     out
+}
+
+/// The positions along the line (m) at which `method` read its water table: its profile in
+/// the answer's details (`profiles[].x_m`, [`crate::catalog::answers`]).
+fn method_positions(a: &Answer, method: &str) -> Vec<f64> {
+    a.details["profiles"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["method"] == method)
+        .flat_map(|p| p["x_m"].as_array().cloned().unwrap_or_default())
+        .filter_map(|x| x.as_f64())
+        .collect()
 }
 
 /// One compared cell: (parameter, depth m, model θ, model-image θ, ERT θ, ERT σ(θ)).

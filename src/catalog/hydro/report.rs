@@ -104,7 +104,7 @@ pub fn forward_report(r: &ForwardComparison) -> String {
 fn not_covered(ctx: &RunContext) -> Vec<&'static str> {
     let mut v = Vec::new();
     if ctx.has_input(keys::TDEM_FILE) || ctx.has_input(keys::MT_FILES) {
-        v.push("the TDEM / MT sites are not sampled against the model in this version");
+        v.push("the model's resistivity is not forwarded to TDEM / MT data in this version (their water tables, where they give one, are compared with the model's at their own sites)");
     }
     if [keys::SEISMIC_FILE, keys::SEISMIC_FILES, keys::SEGY_FILE]
         .iter()
@@ -123,15 +123,17 @@ pub fn comparison_report(c: &ModelComparison, ctx: &RunContext) -> String {
     if !wt.methods.is_empty() {
         let _ = writeln!(
             s,
-            "| Method | Depth (m) | σ (m) | Model − method (m) | Verdict |\n|---|---|---|---|---|"
+            "| Method | Depth (m) | σ (m) | Model there (m) | Model sampled at | Model − method (m) | Verdict |\n|---|---|---|---|---|---|---|"
         );
         for m in &wt.methods {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 cell(&m.method),
                 num(m.depth_m),
                 num(m.sigma_m),
+                num(m.model_depth_m),
+                cell(&m.sampled_at),
                 num(m.difference_m),
                 m.verdict.word()
             );
