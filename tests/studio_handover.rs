@@ -3,9 +3,12 @@
 //! then Auto to report. The run's timeline has no second inversion step, and the report names
 //! the page's settings.
 
+#[path = "support/studio.rs"]
+mod studio_support;
+use studio_support::step_until;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -58,25 +61,6 @@ fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
             },
             app,
         )
-}
-
-/// Step frames until `done` holds (or fail after `secs`).
-fn step_until(
-    h: &mut Harness<'static, StudioApp>,
-    secs: u64,
-    what: &str,
-    mut done: impl FnMut(&StudioApp) -> bool,
-) {
-    let t0 = Instant::now();
-    while !done(h.state()) {
-        assert!(
-            t0.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    h.step();
 }
 
 /// The ERT page's state as the chat reads it.

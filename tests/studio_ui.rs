@@ -1,6 +1,9 @@
 //! The studio driven like a person would: find widgets by label, click, step frames, assert on
 //! what is shown and on the run's record. No display or GPU needed (egui_kittest).
 
+#[path = "support/studio.rs"]
+mod studio_support;
+use studio_support::step_until;
 #[macro_use]
 #[path = "support/field_data.rs"]
 mod field_data;
@@ -171,24 +174,6 @@ fn settle(h: &mut Harness<'static, StudioApp>, label: &str) {
         last = now;
     }
     panic!("{label} never stopped moving");
-}
-
-fn step_until(
-    h: &mut Harness<'static, StudioApp>,
-    secs: u64,
-    what: &str,
-    mut done: impl FnMut(&StudioApp) -> bool,
-) {
-    let t0 = Instant::now();
-    while !done(h.state()) {
-        assert!(
-            t0.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    h.step();
 }
 
 fn journal_events(runs: &std::path::Path) -> Vec<Event> {
