@@ -5,12 +5,11 @@
 
 #[path = "support/studio.rs"]
 mod studio_support;
-use studio_support::step_until;
+use studio_support::{harness, step_until};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hydrogeo_studio::runtime::StepStatus;
 use hydrogeo_studio::studio::app::{DeciderMaker, NoPicker};
@@ -47,20 +46,6 @@ fn studio(dir: &Path) -> StudioApp {
         settings: None,
         chat_model: None,
     })
-}
-
-fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
-    Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .with_context_setup(hydrogeo_studio::studio::setup_fonts)
-        .build_ui_state(
-            |ui, app: &mut StudioApp| {
-                let ctx = ui.ctx().clone();
-                app.logic(&ctx);
-                app.ui_root(ui);
-            },
-            app,
-        )
 }
 
 /// The ERT page's state as the chat reads it.

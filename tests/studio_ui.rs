@@ -3,7 +3,7 @@
 
 #[path = "support/studio.rs"]
 mod studio_support;
-use studio_support::step_until;
+use studio_support::{harness, step_until};
 #[macro_use]
 #[path = "support/field_data.rs"]
 mod field_data;
@@ -89,20 +89,6 @@ fn app_with(
 
 fn no_model() -> DeciderMaker {
     Arc::new(|_| None)
-}
-
-fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
-    Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .with_context_setup(hydrogeo_studio::studio::setup_fonts)
-        .build_ui_state(
-            |ui, app: &mut StudioApp| {
-                let ctx = ui.ctx().clone();
-                app.logic(&ctx);
-                app.ui_root(ui);
-            },
-            app,
-        )
 }
 
 /// A scripted chat model: turn `n` (from 1) answers `reply(n, messages)`.

@@ -1,4 +1,4 @@
-//! Stepping the studio in kittest tests until something holds.
+//! The studio in kittest tests: its harness, and stepping it until something holds.
 
 use std::time::{Duration, Instant};
 
@@ -22,4 +22,19 @@ pub fn step_until(
         std::thread::sleep(Duration::from_millis(5));
     }
     h.step();
+}
+
+/// The studio in a 1400 × 900 harness, each frame its `logic` then its `ui_root`.
+pub fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
+    Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .with_context_setup(hydrogeo_studio::studio::setup_fonts)
+        .build_ui_state(
+            |ui, app: &mut StudioApp| {
+                let ctx = ui.ctx().clone();
+                app.logic(&ctx);
+                app.ui_root(ui);
+            },
+            app,
+        )
 }
