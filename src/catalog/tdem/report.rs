@@ -3,6 +3,7 @@
 
 #[allow(unused_imports)]
 use super::*;
+use crate::methods::tdem::diagnosis::FitDiagnosis;
 
 /// The report section of the data.
 pub(super) fn data_report(ds: &TdemDataset) -> String {
@@ -265,7 +266,59 @@ pub(super) fn evaluation_report(ev: &TdemEvaluation) -> String {
             if s.resolved { "yes" } else { "no" }
         ));
     }
+    md.push_str(&diagnosis_report(
+        &ev.diagnoses,
+        ev.diagnosis_note.as_deref(),
+    ));
     md.push_str("\nThe score is a heuristic for deciding whether to retry and where to look; it does not make a layered model unique, and a 1D model assumes the ground does not vary laterally within the loop's footprint.\n");
+    md
+}
+
+/// "Soundings that do not fit": per diagnosed sounding, the conclusion, where the misfit
+/// sits, its worst gates and what each re-inversion gave.
+pub(super) fn diagnosis_report(diagnoses: &[FitDiagnosis], note: Option<&str>) -> String {
+    if diagnoses.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from("\n**Soundings that do not fit.**\n");
+    if let Some(n) = note {
+        md.push_str(&format!("\n{n}.\n"));
+    }
+    for d in diagnoses {
+        md.push_str(&format!("\n*{}*: {}\n", d.name, d.conclusion));
+        md.push_str("\n| Time window | Gates | From (s) | To (s) | Share of χ² | χ² of its gates |\n|---|---|---|---|---|---|\n");
+        for w in &d.windows {
+            md.push_str(&format!(
+                "| {} | {} | {} | {} | {:.0} % | {:.2} |\n",
+                w.window.word(),
+                w.n_gates,
+                short_num(w.from_s),
+                short_num(w.to_s),
+                w.share * 100.0,
+                w.chi2
+            ));
+        }
+        md.push_str(&format!(
+            "\nWorst gates (file gate: time, normalised residual): {}.\n",
+            d.worst_gates
+                .iter()
+                .map(|g| format!("{}: {} s, {:+.1}", g.gate, short_num(g.time_s), g.residual))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+        md.push_str(&format!(
+            "\n| Re-inverted alone with | χ² | Note |\n|---|---|---|\n| the run's assumptions (baseline) | {} | |\n",
+            d.baseline_chi2.map_or("not inverted".into(), |c| format!("{c:.2}"))
+        ));
+        for t in &d.trials {
+            md.push_str(&format!(
+                "| {} | {} | {} |\n",
+                t.what,
+                t.chi2.map_or("not inverted".into(), |c| format!("{c:.2}")),
+                t.note.as_deref().unwrap_or("")
+            ));
+        }
+    }
     md
 }
 

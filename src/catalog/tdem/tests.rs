@@ -487,3 +487,85 @@ fn a_headerless_table_is_confirmed_or_refused() {
     run(&mut ctx, &reg, "load_tdem_data");
     assert!(ctx.questions.is_empty());
 }
+
+/// A one-block TEM-FAST export of a 25 m coincident loop at 1 A declaring `deff_us`, with
+/// the given gate times [µs], values [V/A] and errors [V/A].
+fn temfast_text(deff_us: f64, times_us: &[f64], values: &[f64], errors: &[f64]) -> String {
+    let mut t = format!(
+        "TEM-FAST 48 HPC/S2  Date:\tTue Mar 05 10:00:00 2019\nPlace:\tDUNE\n#Set\t A\nTime-Range\t 8\tStacks\t 11\t deff= {deff_us} us \t I=1.0 A\t FILTR=50 Hz\t AMPLIFER=OFF\nT-LOOP (m)\t 25.000\t R-LOOP (m)\t 25.000\tTURN=\t    1\nComments:\t 0\nLocation:x=\t      +0.000\t y=\t      +0.000\t z=\t   +0.00\nChannel\tTime\tE/I[V/A]\tErr[V/A]\tRes[Ohm-m]\n"
+    );
+    for (k, ((time, v), e)) in times_us.iter().zip(values).zip(errors).enumerate() {
+        t.push_str(&format!(
+            "{:2}\t{time:.2}\t{v:.6e}\t{e:.6e}\t50.00\n",
+            k + 1
+        ));
+    }
+    t
+}
+
+#[test]
+fn a_sounding_that_does_not_fit_is_diagnosed_in_the_step_and_the_report() {
+    // Issue 22, item 5: a TEM-FAST sounding recorded with a 40 µs turn-off ramp whose file
+    // declares `deff= 10 us`, gates from 2 µs. Data: our forward model (2 layers, 100 Ω·m
+    // for 30 m over 10 Ω·m) with the 40 µs ramp, 1 % noise, 1 % errors and a 1 % floor.
+    // Inverted with the declared ramp the early gates misfit; the diagnosis re-inverts the
+    // sounding with 4× the declared ramp (the truth) and names it. Tolerance: χ² ≤ 1.5 is the rubric's
+    // good band (methods::quality::CHI2_ACCEPTABLE).
+    use crate::methods::tdem::forward::{LayeredEarth, Waveform};
+    use crate::methods::tdem::invert::{Prepared, tests::normals};
+    use crate::methods::tdem::readers::{ReadOptions, read_temfast};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dune.tem");
+    let times_us: Vec<f64> = (0..24).map(|k| 2.0 * 1.3f64.powi(k)).collect();
+    // Read a placeholder to get the system exactly as the reader builds it.
+    let decay: Vec<f64> = times_us.iter().map(|t| (t / 2.0).powi(-2)).collect();
+    let one_percent: Vec<f64> = decay.iter().map(|v| 0.01 * v).collect();
+    std::fs::write(&path, temfast_text(10.0, &times_us, &decay, &one_percent)).unwrap();
+    let file = read_temfast(&path, &ReadOptions::default()).unwrap();
+    let s = &file.soundings[0];
+    let mut truth = s.system.clone().unwrap();
+    truth.waveform = Waveform::LinearRamp { ramp_s: 40e-6 };
+    let earth = LayeredEarth::new(vec![100.0, 10.0], vec![30.0]).unwrap();
+    let clean = Prepared::new(s, Some(&truth), 0.0).unwrap().predict(&earth);
+    assert_eq!(clean.len(), times_us.len());
+    let z = normals(5, clean.len());
+    let values: Vec<f64> = clean
+        .iter()
+        .zip(&z)
+        .map(|(v, e)| v * (1.0 + 0.01 * e))
+        .collect();
+    let errors: Vec<f64> = values.iter().map(|v| 0.01 * v.abs()).collect();
+    std::fs::write(&path, temfast_text(10.0, &times_us, &values, &errors)).unwrap();
+
+    let mut ctx = ctx_for(
+        "What is the resistivity under the dune?",
+        json!({"tdem_file": path}),
+        json!({"tdem_params": {"n_layers": 20, "error_floor": 0.01}}),
+        dir.path(),
+    );
+    let reg = registry();
+    run(&mut ctx, &reg, "load_tdem_data");
+    run(&mut ctx, &reg, "invert_tdem");
+    run(&mut ctx, &reg, "evaluate_tdem_inversion");
+    let summary = &ctx.steps[2].summary;
+    assert!(
+        summary.contains("Not fitted (χ² above 1.5): DUNE"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("explained by a 40.00 µs ramp (4× the declared 10.00 µs)"),
+        "{summary}"
+    );
+    let ev = ctx.product(keys::TDEM_EVALUATION).unwrap();
+    assert_eq!(ev.key_numbers()["n_diagnosed"], 1);
+    let report = ev.report_markdown().unwrap();
+    assert!(
+        report.contains("**Soundings that do not fit.**"),
+        "{report}"
+    );
+    assert!(report.contains("| early |"), "{report}");
+    assert!(
+        report.contains("| the run's assumptions (baseline) |"),
+        "{report}"
+    );
+}

@@ -180,6 +180,19 @@ pub(super) fn evaluate_tdem_inversion(ctx: &mut RunContext) -> ToolResult {
         resolved,
         ev.soundings.len()
     );
+    let summary = if ev.diagnoses.is_empty() {
+        summary
+    } else {
+        format!(
+            "{summary} Not fitted (χ² above {}): {}.",
+            crate::methods::quality::CHI2_ACCEPTABLE.1,
+            ev.diagnoses
+                .iter()
+                .map(|d| format!("{}: {}", d.name, d.conclusion.trim_end_matches('.')))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        )
+    };
     let line = format!("TDEM evaluation: {}", ev.quality.sentence());
     let kept_attempt = ev.attempts.iter().find(|a| a.kept).map_or(1, |a| a.attempt);
     let h = Held::new(ev.clone(), line)
@@ -195,7 +208,8 @@ pub(super) fn evaluate_tdem_inversion(ctx: &mut RunContext) -> ToolResult {
         .number("n_cells", ev.kept.n_cells())
         .number("attempts", ev.attempts.len())
         .number("kept_attempt", kept_attempt)
-        .number("n_resolved", resolved);
+        .number("n_resolved", resolved)
+        .number("n_diagnosed", ev.diagnoses.len());
     Ok((summary, out.put(keys::TDEM_EVALUATION, Arc::new(h))))
 }
 

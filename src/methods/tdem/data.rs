@@ -136,6 +136,10 @@ pub struct Sounding {
     pub system: Option<TemSystem>,
     /// Per gate: `None` when usable, otherwise why not.
     pub mask: Vec<Option<MaskReason>>,
+    /// Number of stacked transients behind each value, when the file says (TEM-FAST
+    /// `Stacks`); the diagnosis of a sounding that does not fit uses it.
+    #[serde(default)]
+    pub stacks: Option<u32>,
     /// What was assumed or detected while reading.
     pub notes: Vec<String>,
 }

@@ -189,6 +189,7 @@ impl Prepared {
             position: Default::default(),
             system: None,
             mask: vec![None; self.n_data()],
+            stacks: None,
             notes: vec![],
         };
         s.system = Some(self.system.clone());
@@ -1167,6 +1168,7 @@ pub(crate) mod tests {
         Sounding {
             name: "synthetic".into(),
             mask: vec![None; times.len()],
+            stacks: None,
             times_s: times,
             values,
             errors,

@@ -16,6 +16,7 @@
 
 pub mod analytic;
 pub mod data;
+pub mod diagnosis;
 pub mod filters;
 pub mod forward;
 pub mod interpret;

@@ -5,6 +5,7 @@
 
 use super::analytic::diffusion_depth_m;
 use super::data::{MaskReason, Position, ResponseUnit, Sounding};
+use super::diagnosis::{DiagnosisError, FitDiagnosis, diagnose_fits};
 use super::forward::{LayeredEarth, LoopShape, Receiver, TemSystem, Waveform};
 use super::invert::{InversionError, LambdaMode, Progress};
 use super::kriging::{KrigingError, PlanMap, plan_view_maps};
@@ -642,6 +643,13 @@ pub struct TdemEvaluation {
     pub kept: TdemInversion,
     /// Per sounding.
     pub soundings: Vec<SoundingVerdict>,
+    /// Why the soundings of the kept model that fit worse than χ² 1.5 do not fit (the worst
+    /// few, see [`diagnose_fits`]).
+    #[serde(default)]
+    pub diagnoses: Vec<FitDiagnosis>,
+    /// Said about the diagnoses (how many were left out).
+    #[serde(default)]
+    pub diagnosis_note: Option<String>,
 }
 
 /// Judge `inv` by the shared rubric (TDEM weights: fit, resolution against the DOI,
@@ -705,6 +713,7 @@ pub fn evaluate_inversion(
                 q0.sentence()
             )
         };
+        let (diagnoses, diagnosis_note) = diagnose_kept(ds, inv, progress, cancel)?;
         return Ok(TdemEvaluation {
             attempts: vec![Attempt {
                 attempt: 1,
@@ -718,6 +727,8 @@ pub fn evaluate_inversion(
             replaced: false,
             soundings: verdicts(inv),
             kept: inv.clone(),
+            diagnoses,
+            diagnosis_note,
         });
     };
     let mut first = Some(inv.clone());
@@ -755,9 +766,7 @@ pub fn evaluate_inversion(
         let chi2 = candidate.chi2();
         Ok::<_, PipelineError>((candidate, chi2, q))
     })?;
-    if let Some(cb) = progress.as_mut() {
-        cb(1.0, "evaluation done");
-    }
+    let (diagnoses, diagnosis_note) = diagnose_kept(ds, &retried.best, progress, cancel)?;
     let replaced = retried.attempts.iter().position(|a| a.kept) != Some(0);
     Ok(TdemEvaluation {
         quality: retried.quality,
@@ -766,7 +775,37 @@ pub fn evaluate_inversion(
         replaced,
         soundings: verdicts(&retried.best),
         kept: retried.best,
+        diagnoses,
+        diagnosis_note,
     })
+}
+
+/// The diagnoses of the kept inversion's soundings that do not fit (progress from 0.9 to 1).
+fn diagnose_kept(
+    ds: &TdemDataset,
+    kept: &TdemInversion,
+    mut progress: Progress<'_>,
+    cancel: &AtomicBool,
+) -> Result<(Vec<FitDiagnosis>, Option<String>), PipelineError> {
+    let mut inner = |f: f64, what: &str| {
+        if let Some(cb) = progress.as_mut() {
+            cb(0.9 + 0.1 * f, what);
+        }
+    };
+    let out = diagnose_fits(
+        &ds.file.soundings,
+        &kept.fits,
+        &kept.settings,
+        Some(&mut inner),
+        cancel,
+    )
+    .map_err(|e| match e {
+        DiagnosisError::Cancelled => PipelineError::Inversion(InversionError::Cancelled(0)),
+    })?;
+    if let Some(cb) = progress.as_mut() {
+        cb(1.0, "evaluation done");
+    }
+    Ok(out)
 }
 
 /// Plan-view maps of the kept models.

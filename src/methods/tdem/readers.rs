@@ -324,6 +324,7 @@ pub fn read_table(path: &Path, options: &ReadOptions) -> Result<TdemFile, ReadEr
             position: position_in_name(&name),
             system: None,
             mask: vec![None; times.len()],
+            stacks: None,
             notes: snotes,
         };
         s.remask(&options.mask_limits);
@@ -395,21 +396,70 @@ pub fn read_temfast(path: &Path, options: &ReadOptions) -> Result<TdemFile, Read
         ));
     }
     let mut soundings = Vec::new();
+    let mut sets = Vec::new();
     let mut dates = Vec::new();
     for (b, &start) in starts.iter().enumerate() {
         let end = starts.get(b + 1).copied().unwrap_or(lines.len());
-        soundings.push(read_temfast_block(path, &lines, start, end, options)?);
+        let (sounding, set) = read_temfast_block(path, &lines, start, end, options)?;
+        soundings.push(sounding);
+        sets.push(set);
         dates.extend(temfast_date(lines[start]));
     }
     dates.sort();
     dates.dedup();
+    let notes = unique_names(&mut soundings, &sets);
     Ok(TdemFile {
         format: TdemFormat::TemFast,
         format_guessed: false,
         soundings,
-        notes: vec![],
+        notes,
         survey_dates: dates,
     })
+}
+
+/// The TEM-FAST export's "no value" in its ρa column.
+const TEMFAST_NO_VALUE: f64 = 99999.99;
+
+/// Make sounding names unique (a multi-sounding export repeats its `Place`): a repeated name
+/// takes its block's `#Set` label, `"<place> <set>"`, and where that still repeats, its block
+/// number, `"<place> (sounding k)"`. Returns a note when any name changed.
+fn unique_names(soundings: &mut [Sounding], sets: &[Option<String>]) -> Vec<String> {
+    let count = |names: Vec<&String>| {
+        let mut seen = std::collections::HashMap::<String, usize>::new();
+        for n in names {
+            *seen.entry(n.clone()).or_default() += 1;
+        }
+        seen
+    };
+    let before = count(soundings.iter().map(|s| &s.name).collect());
+    if before.values().all(|n| *n == 1) {
+        return vec![];
+    }
+    for (s, set) in soundings.iter_mut().zip(sets) {
+        if let (Some(set), true) = (set, before.get(&s.name).is_some_and(|n| *n > 1)) {
+            s.name = format!("{} {set}", s.name);
+        }
+    }
+    let after = count(soundings.iter().map(|s| &s.name).collect());
+    for (k, s) in soundings.iter_mut().enumerate() {
+        if after.get(&s.name).is_some_and(|n| *n > 1) {
+            s.name = format!("{} (sounding {})", s.name, k + 1);
+        }
+    }
+    let mut repeated: Vec<&String> = before
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|(k, _)| k)
+        .collect();
+    repeated.sort();
+    vec![format!(
+        "blocks share a name ({}): each is named by its set label or, failing that, its block number",
+        repeated
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )]
 }
 
 /// The date of a TEM-FAST header line (`TEM-FAST 48 HPC/S2  Date: Fri Oct 12 03:23:31 2012`)
@@ -446,12 +496,13 @@ fn read_temfast_block(
     start: usize,
     end: usize,
     options: &ReadOptions,
-) -> Result<Sounding, ReadError> {
+) -> Result<(Sounding, Option<String>), ReadError> {
     let mut notes = Vec::new();
     let (mut current, mut deff_us, mut tx_side, mut rx_side, mut turns) =
         (None, None, None, None, None);
     let mut position = Position::default();
     let mut name = format!("sounding at line {}", start + 1);
+    let (mut set, mut time_key, mut stacks, mut filter_hz) = (None, None, None, None);
     let mut table_at = None;
     for (i, line) in lines.iter().enumerate().take(end).skip(start) {
         let upper = line.to_ascii_uppercase();
@@ -462,9 +513,26 @@ fn read_temfast_block(
                     name = v.to_string();
                 }
             }
+        } else if upper.starts_with("#SET") {
+            let v = line.get(4..).unwrap_or("").trim();
+            if !v.is_empty() {
+                set = Some(v.to_string());
+            }
+        } else if upper.starts_with("COMMENTS") {
+            if let Some((_, v)) = line.split_once(':') {
+                let v = v.trim();
+                if !v.is_empty() && v != "0" {
+                    notes.push(format!("comment in the header: '{v}'"));
+                }
+            }
         } else if upper.contains("TIME-RANGE") {
             current = number_after(line, "I=");
             deff_us = number_after(line, "deff=");
+            time_key = number_after(line, "Time-Range");
+            stacks = number_after(line, "Stacks")
+                .filter(|s| s.is_finite() && *s >= 1.0 && *s <= 1e9)
+                .map(|s| s.round() as u32);
+            filter_hz = number_after(line, "FILTR=");
         } else if upper.contains("T-LOOP") {
             tx_side = number_after(line, "T-LOOP (m)").or_else(|| number_after(line, "T-LOOP"));
             rx_side = number_after(line, "R-LOOP (m)").or_else(|| number_after(line, "R-LOOP"));
@@ -526,7 +594,30 @@ fn read_temfast_block(
         times.push(nums[1] * 1e-6);
         values.push(nums[2]);
         errors.push(nums[3].abs());
-        rhoa.push(nums.get(4).copied().unwrap_or(f64::NAN));
+        // 99999.99 is the instrument's "no value" in the ρa column.
+        rhoa.push(
+            nums.get(4)
+                .copied()
+                .filter(|r| (r.abs() - TEMFAST_NO_VALUE).abs() > 1e-6)
+                .unwrap_or(f64::NAN),
+        );
+    }
+    let acquisition: Vec<String> = [
+        time_key.map(|k| format!("time range key {k}")),
+        stacks.map(|n| format!("{n} stacks")),
+        filter_hz.map(|f| format!("{f} Hz mains filter")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !acquisition.is_empty() {
+        notes.push(format!(
+            "acquisition: {} ({} gates, {:.3e} to {:.3e} s)",
+            acquisition.join(", "),
+            times.len(),
+            times.first().copied().unwrap_or(f64::NAN),
+            times.last().copied().unwrap_or(f64::NAN)
+        ));
     }
     if times.is_empty() {
         return Err(ReadError::malformed(
@@ -572,6 +663,9 @@ fn read_temfast_block(
         waveform,
     };
     let n = times.len();
+    if let Some(set) = &set {
+        notes.push(format!("set '{set}'"));
+    }
     let mut s = Sounding {
         name,
         times_s: times,
@@ -583,10 +677,11 @@ fn read_temfast_block(
         position,
         system: Some(system),
         mask: vec![None; n],
+        stacks,
         notes,
     };
     s.remask(&options.mask_limits);
-    Ok(s)
+    Ok((s, set))
 }
 
 /// A USF voltage unit string as a [`ResponseUnit`] and a factor to apply to the values
@@ -969,6 +1064,7 @@ fn read_usf_table(
         position,
         system,
         mask: vec![None; n],
+        stacks: None,
         notes,
     };
     s.remask(&options.mask_limits);
@@ -1180,6 +1276,120 @@ mod tests {
         let p = dir.path().join(name);
         std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
         (dir, p)
+    }
+
+    /// A TEM-FAST block as the instrument's export writes it (tab-separated header lines,
+    /// `Channel Time E/I Err Res`), with a power-law decay V/I = 0.4 (t/10 µs)^-2.5 and 1 %
+    /// errors; `rhoa_at` replaces one gate's ρa by the export's 99999.99.
+    struct Block<'a> {
+        place: &'a str,
+        set: Option<&'a str>,
+        time_range: u32,
+        stacks: u32,
+        current_a: f64,
+        deff_us: f64,
+    }
+
+    fn temfast_block(h: Block<'_>, times_us: &[f64], no_rhoa_gate: Option<usize>) -> String {
+        let Block {
+            place,
+            set,
+            time_range,
+            stacks,
+            current_a,
+            deff_us,
+        } = h;
+        let mut b =
+            format!("TEM-FAST 48 HPC/S2  Date:\tTue Mar 05 10:00:00 2019\nPlace:\t{place}\n");
+        if let Some(set) = set {
+            b.push_str(&format!("#Set\t {set}\n"));
+        }
+        b.push_str(&format!(
+            "Time-Range\t {time_range}\tStacks\t {stacks}\t deff= {deff_us} us \t I={current_a:.1} A\t FILTR=50 Hz\t AMPLIFER=OFF\nT-LOOP (m)\t 25.000\t R-LOOP (m)\t 25.000\tTURN=\t    1\nComments:\t 0\nLocation:x=\t      +0.000\t y=\t      +0.000\t z=\t   +0.00\nChannel\tTime\tE/I[V/A]\tErr[V/A]\tRes[Ohm-m]\n"
+        ));
+        for (k, t) in times_us.iter().enumerate() {
+            let v = 0.4 * (t / 10.0).powf(-2.5);
+            let rhoa = if no_rhoa_gate == Some(k) {
+                99999.99
+            } else {
+                50.0
+            };
+            b.push_str(&format!(
+                "{:2}\t{t:6.2}\t{v:.3e}\t{:.3e}\t{rhoa:9.2}\n",
+                k + 1,
+                0.01 * v
+            ));
+        }
+        b
+    }
+
+    #[test]
+    fn temfast_multi_sounding_export_keeps_each_blocks_gates_stacks_and_current() {
+        // Issue 22, item 5: a multi-sounding export whose blocks have their own time ranges
+        // (gate sets), stacks, currents and ramps, a repeated Place, and the export's 99999.99
+        // "no value" in the ρa column. Every number below is written into the file here.
+        let early: Vec<f64> = (0..12).map(|k| 6.0 * 1.35f64.powi(k)).collect();
+        let late: Vec<f64> = (0..16).map(|k| 12.0 * 1.4f64.powi(k)).collect();
+        let block = |set, time_range, stacks, current_a, deff_us| Block {
+            place: "DUNE",
+            set: Some(set),
+            time_range,
+            stacks,
+            current_a,
+            deff_us,
+        };
+        let text = [
+            temfast_block(block("A", 8, 11, 1.0, 5.0), &early, None),
+            temfast_block(block("B", 9, 13, 4.0, 3.0), &late, Some(5)),
+            temfast_block(block("A", 8, 7, 1.0, 5.0), &early, None),
+        ]
+        .concat();
+        let (_d, p) = write_temp("line.tem", text.as_bytes());
+        let f = read_temfast(&p, &ReadOptions::default()).unwrap();
+        assert_eq!(f.soundings.len(), 3);
+        let names: Vec<&str> = f.soundings.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["DUNE A (sounding 1)", "DUNE B", "DUNE A (sounding 3)"]
+        );
+        assert!(
+            f.notes.iter().any(|n| n.contains("share a name (DUNE)")),
+            "{:?}",
+            f.notes
+        );
+        let [a, b, c] = [&f.soundings[0], &f.soundings[1], &f.soundings[2]];
+        assert_eq!((a.n_gates(), b.n_gates(), c.n_gates()), (12, 16, 12));
+        assert!((b.times_s[0] - 12e-6).abs() < 1e-15, "{}", b.times_s[0]);
+        assert_eq!(
+            (a.stacks, b.stacks, c.stacks),
+            (Some(11), Some(13), Some(7))
+        );
+        let sys_a = a.system.as_ref().unwrap();
+        let sys_b = b.system.as_ref().unwrap();
+        assert_eq!((sys_a.current_a, sys_b.current_a), (1.0, 4.0));
+        let ramp = |w: &Waveform| match w {
+            Waveform::LinearRamp { ramp_s } => *ramp_s,
+            other => panic!("expected a linear ramp, found {other:?}"),
+        };
+        assert!((ramp(&sys_a.waveform) - 5e-6).abs() < 1e-18);
+        assert!((ramp(&sys_b.waveform) - 3e-6).abs() < 1e-18);
+        let rhoa = b.instrument_rhoa_ohm_m.as_ref().unwrap();
+        assert!(rhoa[5].is_nan(), "99999.99 is no value: {}", rhoa[5]);
+        assert_eq!(rhoa[4], 50.0);
+        assert!(
+            b.notes.iter().any(|n| n.contains("time range key 9")
+                && n.contains("13 stacks")
+                && n.contains("16 gates")),
+            "{:?}",
+            b.notes
+        );
+        assert!(b.notes.iter().any(|n| n == "set 'B'"), "{:?}", b.notes);
+        // "Comments: 0" is the export's empty comment, not a note.
+        assert!(
+            !a.notes.iter().any(|n| n.contains("comment")),
+            "{:?}",
+            a.notes
+        );
     }
 
     #[test]
