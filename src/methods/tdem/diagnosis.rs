@@ -19,7 +19,7 @@
 
 use super::data::{MaskReason, Sounding};
 use super::forward::{FilterChoice, ForwardSettings, LoopShape, Receiver, TemSystem, Waveform};
-use super::invert::{InversionError, Prepared, invert_smooth};
+use super::invert::{InversionError, Prepared, Progress, invert_smooth};
 use super::pipeline::SoundingFit;
 use super::survey::SurveySettings;
 use crate::methods::quality::CHI2_ACCEPTABLE;
@@ -153,7 +153,7 @@ pub fn diagnose_fits(
     soundings: &[Sounding],
     fits: &[SoundingFit],
     settings: &SurveySettings,
-    mut progress: Option<&mut dyn FnMut(f64, &str)>,
+    mut progress: Progress<'_>,
     cancel: &AtomicBool,
 ) -> Result<(Vec<FitDiagnosis>, Option<String>), DiagnosisError> {
     let mut bad: Vec<&SoundingFit> = fits
