@@ -18,7 +18,7 @@
 //! Nothing here changes the kept model: the diagnosis is a reading of it for the report.
 
 use super::data::{MaskReason, Sounding};
-use super::forward::{FilterChoice, ForwardSettings, LoopShape, Receiver, TemSystem, Waveform};
+use super::forward::{LoopShape, Receiver, TemSystem, Waveform};
 use super::invert::{InversionError, Prepared, Progress, invert_smooth};
 use super::pipeline::SoundingFit;
 use super::survey::SurveySettings;
@@ -346,14 +346,7 @@ fn refit(
     settings: &SurveySettings,
     cancel: &AtomicBool,
 ) -> Result<Result<f64, String>, DiagnosisError> {
-    let fs = ForwardSettings {
-        filters: if settings.accurate_filters {
-            FilterChoice::Key201
-        } else {
-            FilterChoice::Key101
-        },
-        ..ForwardSettings::default()
-    };
+    let fs = settings.forward_settings();
     let prepared =
         match Prepared::with_settings(sounding, Some(system), settings.smooth.error_floor, fs) {
             Ok(p) => p,

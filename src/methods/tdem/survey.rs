@@ -32,6 +32,20 @@ pub struct SurveySettings {
     pub accurate_filters: bool,
 }
 
+impl SurveySettings {
+    /// The forward settings these settings ask for (the filter set).
+    pub fn forward_settings(&self) -> ForwardSettings {
+        ForwardSettings {
+            filters: if self.accurate_filters {
+                FilterChoice::Key201
+            } else {
+                FilterChoice::Key101
+            },
+            ..ForwardSettings::default()
+        }
+    }
+}
+
 /// One sounding's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SoundingOutcome {
@@ -78,15 +92,12 @@ pub fn invert_survey(
     let mut prepared: Vec<(usize, Prepared)> = Vec::new();
     for (k, s) in file.soundings.iter().enumerate() {
         let system = settings.system.as_ref().or(s.system.as_ref());
-        let fs = ForwardSettings {
-            filters: if settings.accurate_filters {
-                FilterChoice::Key201
-            } else {
-                FilterChoice::Key101
-            },
-            ..ForwardSettings::default()
-        };
-        match Prepared::with_settings(s, system, settings.smooth.error_floor, fs) {
+        match Prepared::with_settings(
+            s,
+            system,
+            settings.smooth.error_floor,
+            settings.forward_settings(),
+        ) {
             Ok(p) => prepared.push((k, p)),
             Err(e) => outcomes.push(SoundingOutcome {
                 name: s.name.clone(),
