@@ -18,6 +18,9 @@ use std::path::{Path, PathBuf};
 enum Expect {
     /// ERT data: n_electrodes and n_data.
     Ert,
+    /// ERT data of a pole array whose remote poles the reference tool counts as electrodes
+    /// (ResIPy places them at ±999999): n_electrodes + n_remote_poles, and n_data.
+    ErtRemotesCounted,
     /// MT transfer functions: n_periods.
     Mt,
     /// Seismic travel times: picks (n_data), shots, geophones, sensors.
@@ -97,7 +100,7 @@ const CORPUS: &[(&str, Expect, &str)] = &[
     ),
     (
         "resipy/res2dinv_PoleDipole.DAT",
-        Ert,
+        ErtRemotesCounted,
         "hkexgroup/resipy src/examples/parser/res2dinv_PoleDipole.DAT",
     ),
     (
@@ -157,26 +160,6 @@ const CORPUS: &[(&str, Expect, &str)] = &[
     ),
 ];
 
-/// Files our readers get wrong today, each with the precise reason, checked by an ignored
-/// test of its own so the main test stays exact and the failure stays visible.
-const KNOWN_FAILURES: &[(&str, &str)] = &[
-    (
-        "resipy/electra_missing_measurements.ele",
-        "not recognised as an ERT format (the Electra reader misses this export, which starts \
-         'Default' and has missing measurements); ResIPy electraParser: 24 electrodes, 82 data",
-    ),
-    (
-        "resipy/res2dinv_PoleDipole.DAT",
-        "n_electrodes 19 (the line's electrodes); ResIPy resInvParser counts 20: it adds the \
-         remote current electrode of the pole-dipole array",
-    ),
-    (
-        "resipy/res2dinv_PolePole.DAT",
-        "refused: the Res2DInv reader does not read the 'Remote electrodes included' block; \
-         ResIPy resInvParser: 37 electrodes, 295 data",
-    ),
-];
-
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
 }
@@ -206,6 +189,14 @@ fn oracle() -> Value {
 fn counts(v: &Value, expect: Expect) -> Vec<(&'static str, Option<u64>)> {
     let keys: &[&'static str] = match expect {
         Ert => &["n_electrodes", "n_data"],
+        ErtRemotesCounted => {
+            let remotes = v["n_remote_poles"].as_u64().unwrap_or(0);
+            let electrodes = v["n_electrodes"].as_u64().map(|n| n + remotes);
+            return vec![
+                ("n_electrodes", electrodes),
+                ("n_data", v["n_data"].as_u64()),
+            ];
+        }
         Mt => &["n_periods"],
         TravelTimes => &["n_data", "n_shots", "n_geophones", "n_sensors"],
         Gpr => &["n_traces", "n_samples"],
@@ -227,7 +218,7 @@ fn counts(v: &Value, expect: Expect) -> Vec<(&'static str, Option<u64>)> {
 /// The method `read` must report for an expectation.
 fn method_of(expect: Expect) -> &'static str {
     match expect {
-        Ert => "ert",
+        Ert | ErtRemotesCounted => "ert",
         Mt => "mt",
         TravelTimes | Gathers => "seismic",
         Gpr => "gpr",
@@ -295,32 +286,10 @@ fn every_public_corpus_file_reads_with_the_reference_tools_counts() {
         if !provenance.contains(&format!("`{rel}`")) {
             problems.push(format!("{rel}: not in PROVENANCE.md"));
         }
-        if KNOWN_FAILURES.iter().any(|(k, _)| k == rel) {
-            continue;
-        }
         problems.extend(check(rel, source, *expect, &oracle));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert_eq!(CORPUS.len(), 25);
-}
-
-/// The known failures, still compared exactly: run with `--ignored` to see whether a reader
-/// change fixed one (then move it back into the main test by deleting its entry).
-#[test]
-#[ignore = "known reader failures, each with its reason in KNOWN_FAILURES"]
-fn known_failures_still_disagree_with_the_reference_tools() {
-    let oracle = oracle();
-    let mut problems = Vec::new();
-    for (rel, why) in KNOWN_FAILURES {
-        let (_, expect, source) = CORPUS
-            .iter()
-            .find(|(p, _, _)| p == rel)
-            .expect("a known failure is a corpus entry");
-        for p in check(rel, source, *expect, &oracle) {
-            problems.push(format!("{p}\n  known: {why}"));
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -320,6 +320,22 @@ impl Survey {
             .collect()
     }
 
+    /// Remote poles at infinity the data use: one for a remote current electrode (B absent
+    /// in some quadrupole), one for a remote potential electrode (N absent). They are not
+    /// electrodes of the model; tools that place them at a far position (ResIPy at ±999999)
+    /// count them as electrodes.
+    pub fn n_remote_poles(&self) -> usize {
+        let b = self
+            .quadrupoles
+            .iter()
+            .any(|q| q.a.is_some() && q.b.is_none());
+        let n = self
+            .quadrupoles
+            .iter()
+            .any(|q| q.m.is_some() && q.n.is_none());
+        usize::from(b) + usize::from(n)
+    }
+
     /// Every data column present, by its unified-format token.
     pub fn columns(&self) -> Vec<&'static str> {
         let mut c = vec!["a", "b", "m", "n"];
@@ -401,6 +417,7 @@ impl Survey {
             "n_electrodes": self.n_electrodes(),
             "n_data": self.n_data(),
             "n_valid": self.valid.iter().filter(|v| **v).count(),
+            "n_remote_poles": self.n_remote_poles(),
             "columns": self.columns(),
             "electrode_line_range_m": range(&Some(xs)),
             "electrode_z_range_m": range(&Some(zs)),

@@ -176,7 +176,7 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Option<Detection> {
             "ARES 'Measured data:' with C1[el] columns",
         );
     }
-    if has("# Total enabled electrodes") && has("# Meas.") {
+    if electra::looks_like(&text) {
         return det(
             Format::Electra,
             false,

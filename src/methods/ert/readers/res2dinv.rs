@@ -5,6 +5,9 @@
 //! code         1 Wenner-α, 2 pole-pole, 3 dipole-dipole, 4 Wenner-β, 5 Wenner-γ,
 //!              6 pole-dipole, 7 Wenner–Schlumberger, 11 general array, 15 gradient
 //! (general array: sub-array type, 'Type of measurement' line, 0 = ρa | 1 = R)
+//! (optional, pole-pole 2 and pole-dipole 6) 'Remote electrodes included', then
+//!              'C2 remote electrode X, Y and Z location' and 'x,y,z' (and for pole-pole the
+//!              same for P2), then optionally 'Exact Geometric factor used'
 //! n_data
 //! x-location   0 first electrode, 1 mid-point (general array: the type of x-location)
 //! IP flag      0, or 1 followed by three IP description lines
@@ -20,8 +23,12 @@
 //! 0 0 0 0      end
 //! ```
 //! Blocks this reader does not read (cross-borehole files with their 'Borehole' blocks, a
-//! remote-electrode position block of the pole arrays, array codes other than the ones
-//! above, error types other than 0) are refused by name, never misread as data.
+//! remote-electrode block anywhere but after the array code of a pole array, array codes
+//! other than the ones above, error types other than 0) are refused by name, never misread
+//! as data. Remote electrodes given by position are electrodes of the survey, placed on the
+//! line at their x (the 2D section has no across-line axis; the note gives the offset), and
+//! with 'Exact Geometric factor used' the factor that turns ρa into R uses their true 3D
+//! distances, k = 2π / (1/AM − 1/BM − 1/AN + 1/BN) (Res2DInv manual, pole arrays).
 //! Electrode positions of the standard arrays (x = first electrode, spacing a, factor n):
 //! Wenner-α A=x M=x+a N=x+2a B=x+3a; Wenner-β B=x A=x+a M=x+2a N=x+3a; Wenner-γ A=x M=x+a
 //! B=x+2a N=x+3a; dipole-dipole B=x A=x+a M=x+a(1+n) N=x+a(2+n); Wenner–Schlumberger
@@ -62,8 +69,60 @@ struct Header {
     xloc: i64,
     ip: bool,
     errors: bool,
+    /// Remote C2 (B) and P2 (N) positions [x, y, z] from the remote-electrode block.
+    remote_c2: Option<[f64; 3]>,
+    remote_p2: Option<[f64; 3]>,
+    /// 'Exact Geometric factor used': ρa were computed with the remote electrodes' positions.
+    exact_k: bool,
     /// Index (0-based) of the first data line.
     first_row: usize,
+}
+
+/// The remote-electrode block of a pole array (line `i` says 'Remote electrodes included'):
+/// C2 / P2 positions, whether the exact factor was used, and the index after the block.
+type RemoteBlock = (Option<[f64; 3]>, Option<[f64; 3]>, bool, usize);
+
+fn remote_block(path: &Path, lines: &Lines, mut i: usize) -> Result<RemoteBlock, ReadError> {
+    let (mut c2, mut p2) = (None, None);
+    i += 1;
+    while let Some(&(no, l)) = lines.get(i) {
+        let low = l.trim().to_ascii_lowercase();
+        if !(low.contains("remote electrode") && is_text(l)) {
+            break;
+        }
+        let (cno, cl) = get(path, lines, i + 1, "the remote electrode's 'x, y, z'")?;
+        let v: Vec<f64> = cl
+            .split([',', ' ', '\t', ';'])
+            .filter(|t| !t.is_empty())
+            .map_while(parse_f64)
+            .collect();
+        if v.len() < 2 || v.iter().any(|x| !x.is_finite()) {
+            return Err(ReadError::malformed(
+                path,
+                cno,
+                "the remote electrode's position 'x, y, z'",
+                cl,
+            ));
+        }
+        let pos = [v[0], v[1], v.get(2).copied().unwrap_or(0.0)];
+        if low.starts_with("c2") {
+            c2 = Some(pos);
+        } else if low.starts_with("p2") {
+            p2 = Some(pos);
+        } else {
+            return Err(ReadError::malformed(
+                path,
+                no,
+                "'C2 remote electrode …' or 'P2 remote electrode …'",
+                l,
+            ));
+        }
+        i += 2;
+    }
+    let exact = lines
+        .get(i)
+        .is_some_and(|(_, l)| l.to_ascii_lowercase().contains("exact geometric factor"));
+    Ok((c2, p2, exact, i + usize::from(exact)))
 }
 
 fn get<'a>(
@@ -131,6 +190,15 @@ fn header(path: &Path, lines: &Lines) -> Result<Header, ReadError> {
             code.to_string(),
         ));
     }
+    let (mut remote_c2, mut remote_p2, mut exact_k) = (None, None, false);
+    if [2, 6].contains(&code)
+        && lines.get(i).is_some_and(|(_, l)| {
+            l.to_ascii_lowercase()
+                .contains("remote electrodes included")
+        })
+    {
+        (remote_c2, remote_p2, exact_k, i) = remote_block(path, lines, i)?;
+    }
     if let Some((no, l)) = lines.get(i).filter(|(_, l)| refused_block(l).is_some()) {
         return Err(refused(path, *no, l));
     }
@@ -190,6 +258,9 @@ fn header(path: &Path, lines: &Lines) -> Result<Header, ReadError> {
         xloc,
         ip,
         errors,
+        remote_c2,
+        remote_p2,
+        exact_k,
         first_row: i,
     })
 }
@@ -198,7 +269,8 @@ fn refused(path: &Path, no: usize, l: &str) -> ReadError {
     ReadError::malformed(
         path,
         no,
-        "a block this reader reads (it does not read cross-borehole or remote-electrode blocks)",
+        "a block this reader reads (it does not read cross-borehole blocks, nor remote-electrode \
+         blocks other than the one after a pole array's code)",
         format!("{} — {l}", refused_block(l).unwrap_or("an unknown block")),
     )
 }
@@ -505,18 +577,32 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
     }
     let (rows, next) = data_rows(path, &lines, &h)?;
     let topo = tail_blocks(path, &lines, next, &mut s)?;
+    let remote = remote_positions(&h, &rows.pos, &mut s);
     let all: Vec<[[f64; 3]; 4]> = rows
         .pos
         .iter()
         .zip(&rows.zpos)
-        .map(|(p, z)| std::array::from_fn(|e| [p[e], 0.0, z[e]]))
+        .map(|(p, z)| {
+            std::array::from_fn(|e| match remote[e] {
+                Some(r) if !p[e].is_finite() => [r[0], 0.0, r[2]],
+                _ => [p[e], 0.0, z[e]],
+            })
+        })
         .collect();
     let (quadrupoles, electrodes) = PositionIndex::quadrupoles(&all);
     s.quadrupoles = quadrupoles;
     s.electrodes = electrodes;
+    let is_remote_el = |e: &super::super::survey::Electrode| {
+        remote
+            .iter()
+            .flatten()
+            .any(|r| (e.x_m - r[0]).abs() < 1e-9 && (e.z_m - r[2]).abs() < 1e-9)
+    };
     if !topo.is_empty() {
         for e in &mut s.electrodes {
-            e.z_m = interp(&topo, e.x_m);
+            if !is_remote_el(e) {
+                e.z_m = interp(&topo, e.x_m);
+            }
         }
         s.topography = topo;
         s.notes
@@ -525,7 +611,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
     let k: Vec<f64> = rows
         .pos
         .iter()
-        .map(|p| geometric_factor_flat(p[0], p[1], p[2], p[3]))
+        .map(|p| {
+            if h.exact_k && remote.iter().any(Option::is_some) {
+                exact_factor(p, &remote)
+            } else {
+                geometric_factor_flat(p[0], p[1], p[2], p[3])
+            }
+        })
         .collect();
     if h.errors {
         s.err = Some(
@@ -561,6 +653,66 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
     ));
     s.valid = vec![true; s.quadrupoles.len()];
     Ok(s)
+}
+
+/// The remote positions by role (A B M N) from the header's block, and notes on them.
+fn remote_positions(h: &Header, pos: &[[f64; 4]], s: &mut Survey) -> [Option<[f64; 3]>; 4] {
+    let remote = [None, h.remote_c2, None, h.remote_p2];
+    for (role, r) in [("C2", h.remote_c2), ("P2", h.remote_p2)] {
+        let Some(r) = r else { continue };
+        let used = pos.iter().any(|p| {
+            let e = if role == "C2" { p[1] } else { p[3] };
+            !e.is_finite()
+        });
+        let off = if r[1] != 0.0 {
+            format!(
+                "; it is {} m off the line, placed on the line at its x for the 2D section",
+                r[1]
+            )
+        } else {
+            String::new()
+        };
+        s.notes.push(format!(
+            "remote electrode {role} at x = {} m, y = {} m, z = {} m read from the \
+             remote-electrode block{}{off}",
+            r[0],
+            r[1],
+            r[2],
+            if used { "" } else { " (no datum uses it)" }
+        ));
+    }
+    if remote.iter().any(Option::is_some) {
+        s.notes.push(if h.exact_k {
+            "'Exact Geometric factor used': R = ρa/k with k from the remote electrodes' true \
+             3D positions"
+                .into()
+        } else {
+            "the file's ρa use the infinitely far remote factor; R = ρa/k with that factor, \
+             and the remote electrodes are modelled where the file puts them"
+                .into()
+        });
+    }
+    remote
+}
+
+/// The flat-ground factor with remote roles at their 3D positions:
+/// k = 2π / (1/AM − 1/BM − 1/AN + 1/BN), r the straight-line distance (half-space).
+fn exact_factor(p: &[f64; 4], remote: &[Option<[f64; 3]>; 4]) -> f64 {
+    let at = |e: usize| -> Option<[f64; 3]> {
+        if p[e].is_finite() {
+            Some([p[e], 0.0, 0.0])
+        } else {
+            remote[e]
+        }
+    };
+    let inv = |i: usize, j: usize| match (at(i), at(j)) {
+        (Some(a), Some(b)) => {
+            let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+            if d > 0.0 { 1.0 / d } else { 0.0 }
+        }
+        _ => 0.0,
+    };
+    2.0 * std::f64::consts::PI / (inv(0, 2) - inv(1, 2) - inv(0, 3) + inv(1, 3))
 }
 
 /// Linear interpolation in a table of (x, z) points (held constant beyond the ends).
@@ -632,6 +784,52 @@ Error estimate for data present\nType of error estimate (0=same unit as data)\n0
             s.notes
                 .iter()
                 .any(|n| n.contains("global coordinates block read (2 points)"))
+        );
+    }
+
+    /// A pole-pole file with the remote-electrode block (the layout of ResIPy's
+    /// `res2dinv_PolePole.DAT` example).
+    const POLE_POLE_REMOTE: &str = "Pole-pole\n1.00\n2\nRemote electrodes included\n\
+C2 remote electrode X, Y and Z location\n-25.000,10.000,0.0\n\
+P2 remote electrode X, Y and Z location\n60.000,0.000,0.0\nExact Geometric factor used\n\
+2\n1\n0\n0.50 1.00 10.0\n1.50 2.00 20.0\n0\n0\n0\n0\n";
+
+    #[test]
+    fn remote_electrodes_of_a_pole_pole_file_are_electrodes_with_the_exact_factor() {
+        let s = parse(Path::new("pp.dat"), POLE_POLE_REMOTE).unwrap();
+        // Line electrodes 0, 1 (row 1: A=0 M=1) and 0.5, 2.5 (row 2: A=0.5 M=2.5), + C2, P2.
+        assert_eq!((s.n_electrodes(), s.n_data()), (6, 2));
+        let q = &s.quadrupoles[0];
+        let (b, n) = (
+            q.b.expect("C2 is an electrode"),
+            q.n.expect("P2 is an electrode"),
+        );
+        assert_eq!((s.electrodes[b].x_m, s.electrodes[b].y_m), (-25.0, 0.0));
+        assert_eq!(s.electrodes[n].x_m, 60.0);
+        // k = 2π/(1/AM − 1/BM − 1/AN + 1/BN), B at (−25, 10), N at (60, 0); A 0, M 1.
+        let bm = (26.0f64.powi(2) + 100.0).sqrt();
+        let bn = (85.0f64.powi(2) + 100.0).sqrt();
+        let k = 2.0 * std::f64::consts::PI / (1.0 - 1.0 / bm - 1.0 / 60.0 + 1.0 / bn);
+        let k_got = s.k_m.as_ref().unwrap()[0];
+        assert!((k_got - k).abs() < 1e-12 * k, "{k_got} vs {k}");
+        assert!((s.r_ohm.as_ref().unwrap()[0] - 10.0 / k).abs() < 1e-12);
+        let notes = s.notes.join("\n");
+        assert!(
+            notes.contains("remote electrode C2 at x = -25 m, y = 10 m"),
+            "{notes}"
+        );
+        assert!(notes.contains("10 m off the line"), "{notes}");
+        // Without 'Exact Geometric factor used' the infinitely-far factor 2πa stays.
+        let inf = POLE_POLE_REMOTE.replace("Exact Geometric factor used\n", "");
+        let s = parse(Path::new("pp.dat"), &inf).unwrap();
+        let k0 = s.k_m.as_ref().unwrap()[0];
+        assert!((k0 - 2.0 * std::f64::consts::PI).abs() < 1e-12, "{k0}");
+        // A position that is not a number is refused with its line.
+        let bad = POLE_POLE_REMOTE.replace("-25.000,10.000,0.0", "far away");
+        let e = parse(Path::new("pp.dat"), &bad).unwrap_err().to_string();
+        assert!(
+            e.starts_with("pp.dat, line 6: expected the remote electrode's position"),
+            "{e}"
         );
     }
 
