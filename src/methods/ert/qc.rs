@@ -15,6 +15,25 @@ pub fn geometric_factor_flat(a: f64, b: f64, m: f64, n: f64) -> f64 {
     2.0 * std::f64::consts::PI / (inv(a, m) - inv(b, m) - inv(a, n) + inv(b, n))
 }
 
+/// The same factor for electrodes at 3D points on or in a flat half-space, m:
+/// k = 2π / (1/AM − 1/BM − 1/AN + 1/BN) with straight-line distances r = |P − Q|
+/// (Telford et al. 1990, eq. 8.28); `None` is a remote electrode at infinity.
+pub fn geometric_factor_points(
+    a: Option<[f64; 3]>,
+    b: Option<[f64; 3]>,
+    m: Option<[f64; 3]>,
+    n: Option<[f64; 3]>,
+) -> f64 {
+    let inv = |p: Option<[f64; 3]>, q: Option<[f64; 3]>| match (p, q) {
+        (Some(p), Some(q)) => {
+            let r = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
+            if r > 0.0 { 1.0 / r } else { 0.0 }
+        }
+        _ => 0.0,
+    };
+    2.0 * std::f64::consts::PI / (inv(a, m) - inv(b, m) - inv(a, n) + inv(b, n))
+}
+
 use super::survey::{Quadrupole, Survey};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

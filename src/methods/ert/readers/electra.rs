@@ -22,7 +22,8 @@ fn key(l: &str) -> String {
 pub fn looks_like(text: &str) -> bool {
     let mut electrodes = false;
     let mut meas = false;
-    for l in text.lines() {
+    // Only comment lines can be keys (no copy of the data rows).
+    for l in text.lines().filter(|l| l.trim_start().starts_with('#')) {
         let k = key(l);
         electrodes |= k.starts_with("#Totalenabledelectrodes") || k == "#Totalelectrodes";
         meas |= k.starts_with("#Meas.");

@@ -37,7 +37,7 @@
 
 use super::super::survey::{Format, Survey};
 use super::{PositionIndex, numbered_lines, parse_index};
-use crate::methods::ert::qc::geometric_factor_flat;
+use crate::methods::ert::qc::{geometric_factor_flat, geometric_factor_points};
 use crate::methods::io::{ReadError, fields, parse_f64};
 use std::path::Path;
 
@@ -592,15 +592,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
     let (quadrupoles, electrodes) = PositionIndex::quadrupoles(&all);
     s.quadrupoles = quadrupoles;
     s.electrodes = electrodes;
-    let is_remote_el = |e: &super::super::survey::Electrode| {
-        remote
-            .iter()
-            .flatten()
-            .any(|r| (e.x_m - r[0]).abs() < 1e-9 && (e.z_m - r[2]).abs() < 1e-9)
-    };
+    // The electrodes that stand for a remote role keep the block's elevation.
+    let remote_el: Vec<usize> = rows
+        .pos
+        .iter()
+        .zip(&s.quadrupoles)
+        .flat_map(|(p, q)| [(p[1], q.b), (p[3], q.n)])
+        .filter_map(|(x, e)| (!x.is_finite()).then_some(e).flatten())
+        .collect();
     if !topo.is_empty() {
-        for e in &mut s.electrodes {
-            if !is_remote_el(e) {
+        for (i, e) in s.electrodes.iter_mut().enumerate() {
+            if !remote_el.contains(&i) {
                 e.z_m = interp(&topo, e.x_m);
             }
         }
@@ -658,12 +660,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Survey, ReadError> {
 /// The remote positions by role (A B M N) from the header's block, and notes on them.
 fn remote_positions(h: &Header, pos: &[[f64; 4]], s: &mut Survey) -> [Option<[f64; 3]>; 4] {
     let remote = [None, h.remote_c2, None, h.remote_p2];
-    for (role, r) in [("C2", h.remote_c2), ("P2", h.remote_p2)] {
-        let Some(r) = r else { continue };
-        let used = pos.iter().any(|p| {
-            let e = if role == "C2" { p[1] } else { p[3] };
-            !e.is_finite()
-        });
+    for (role, col) in [("C2", 1), ("P2", 3)] {
+        let Some(r) = remote[col] else { continue };
+        let used = pos.iter().any(|p| !p[col].is_finite());
         let off = if r[1] != 0.0 {
             format!(
                 "; it is {} m off the line, placed on the line at its x for the 2D section",
@@ -695,24 +694,17 @@ fn remote_positions(h: &Header, pos: &[[f64; 4]], s: &mut Survey) -> [Option<[f6
     remote
 }
 
-/// The flat-ground factor with remote roles at their 3D positions:
-/// k = 2π / (1/AM − 1/BM − 1/AN + 1/BN), r the straight-line distance (half-space).
+/// The flat-ground factor with remote roles at their 3D positions (line electrodes at
+/// (x, 0, 0)): [`geometric_factor_points`].
 fn exact_factor(p: &[f64; 4], remote: &[Option<[f64; 3]>; 4]) -> f64 {
-    let at = |e: usize| -> Option<[f64; 3]> {
+    let at = |e: usize| {
         if p[e].is_finite() {
             Some([p[e], 0.0, 0.0])
         } else {
             remote[e]
         }
     };
-    let inv = |i: usize, j: usize| match (at(i), at(j)) {
-        (Some(a), Some(b)) => {
-            let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
-            if d > 0.0 { 1.0 / d } else { 0.0 }
-        }
-        _ => 0.0,
-    };
-    2.0 * std::f64::consts::PI / (inv(0, 2) - inv(1, 2) - inv(0, 3) + inv(1, 3))
+    geometric_factor_points(at(0), at(1), at(2), at(3))
 }
 
 /// Linear interpolation in a table of (x, z) points (held constant beyond the ends).
